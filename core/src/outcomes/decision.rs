@@ -351,20 +351,6 @@ impl Decision {
         )
     }
 
-    /// The snake_case name of the decision's kind, as in JSON's `type`.
-    #[must_use]
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Decision::StartAttempt { .. } => "start_attempt",
-            Decision::Wait { .. } => "wait",
-            Decision::AwaitOutcome { .. } => "await_outcome",
-            Decision::Succeeded { .. } => "succeeded",
-            Decision::GaveUp { .. } => "gave_up",
-            Decision::Reconcile { .. } => "reconcile",
-            Decision::Restart { .. } => "restart",
-        }
-    }
-
     /// The words of the typed ending a helper raises for this decision: what
     /// happened and what to do, the same in every language (`GaveUp`,
     /// `Reconcile`, `Restart`; None for any other decision). `operation`

@@ -20,6 +20,7 @@ use crate::config::error::Error;
 use crate::config::value::{expected, list, read_error, read_name, Fields, FromValue, Named, Value};
 use crate::ground::message::{message, Arg, Rule};
 use crate::outcomes::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
+use crate::outcomes::decision_kind::DecisionKind;
 
 /// What a refusal blames when no one field of the decision is at fault: the
 /// object as a whole (not an object, or a field its kind does not have).
@@ -34,64 +35,30 @@ const RUNNING_OLD_NAME: &str = "in_flight";
 /// The largest attempt number an [`AttemptSet`] holds.
 const MAX_ATTEMPT: u32 = 128;
 
-/// A decision's kind as its `type` names it ([`Decision::kind`]'s names).
-#[derive(Clone, Copy)]
-enum Kind {
-    StartAttempt,
-    Wait,
-    AwaitOutcome,
-    Succeeded,
-    GaveUp,
-    Reconcile,
-    Restart,
-}
-
-impl Named for Kind {
-    const ALL: &'static [Kind] = &[
-        Kind::StartAttempt,
-        Kind::Wait,
-        Kind::AwaitOutcome,
-        Kind::Succeeded,
-        Kind::GaveUp,
-        Kind::Reconcile,
-        Kind::Restart,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::StartAttempt => "start_attempt",
-            Kind::Wait => "wait",
-            Kind::AwaitOutcome => "await_outcome",
-            Kind::Succeeded => "succeeded",
-            Kind::GaveUp => "gave_up",
-            Kind::Reconcile => "reconcile",
-            Kind::Restart => "restart",
-        }
-    }
-}
-
-impl Kind {
+impl DecisionKind {
     /// The keys a decision of this kind has, `type` first, then its fields in
     /// the order its serialized form writes them.
     fn fields(self) -> &'static [&'static str] {
         match self {
-            Kind::StartAttempt => {
+            DecisionKind::StartAttempt => {
                 &["type", "attempt", "timeout_ms", "abort_at_ms", "request_id", "remaining_ms", "hedge"]
             }
-            Kind::Wait => &["type", "retry", "delay_ms", "until_ms", "retry_after_ms", "remaining_ms"],
-            Kind::AwaitOutcome => &["type", "running", "until_ms"],
-            Kind::Succeeded => &["type", "attempts", "winner", "abort_attempts"],
-            Kind::GaveUp => &["type", "reason", "attempts", "remaining_ms", "refused_delay_ms", "abort_attempts"],
-            Kind::Reconcile => &["type", "attempts", "remaining_ms", "abort_attempts"],
-            Kind::Restart => &["type", "attempts", "deadline_ms", "remaining_ms", "abort_attempts"],
+            DecisionKind::Wait => &["type", "retry", "delay_ms", "until_ms", "retry_after_ms", "remaining_ms"],
+            DecisionKind::AwaitOutcome => &["type", "running", "until_ms"],
+            DecisionKind::Succeeded => &["type", "attempts", "winner", "abort_attempts"],
+            DecisionKind::GaveUp => {
+                &["type", "reason", "attempts", "remaining_ms", "refused_delay_ms", "abort_attempts"]
+            }
+            DecisionKind::Reconcile => &["type", "attempts", "remaining_ms", "abort_attempts"],
+            DecisionKind::Restart => &["type", "attempts", "deadline_ms", "remaining_ms", "abort_attempts"],
         }
     }
 
     /// The old names of its renamed fields, read for one release.
     fn old_names(self) -> &'static [&'static str] {
         match self {
-            Kind::Wait => &[RETRY_AFTER_OLD_NAME],
-            Kind::AwaitOutcome => &[RUNNING_OLD_NAME],
+            DecisionKind::Wait => &[RETRY_AFTER_OLD_NAME],
+            DecisionKind::AwaitOutcome => &[RUNNING_OLD_NAME],
             _ => &[],
         }
     }
@@ -156,13 +123,13 @@ fn read(value: &Value) -> Result<Decision, Error> {
     let Value::Object(entries) = value else { return Err(expected("", Rule::Object, value)) };
     let tag = entries.iter().find(|(key, _)| key == "type").map(|(_, tag)| tag);
     let tag = tag.ok_or_else(|| read_error("type", message!(MissingField, "type")))?;
-    let kind = read_name::<Kind>(tag, "type")?;
+    let kind = read_name::<DecisionKind>(tag, "type")?;
     let fields = Fields::with_old_names(value, "", kind.fields(), kind.old_names())?;
     let count = |key: &str| fields.required::<u32>(key);
     let ms = |key: &str| fields.required::<u64>(key);
     let aborts = || fields.optional("abort_attempts", read_attempts).map(Option::unwrap_or_default);
     Ok(match kind {
-        Kind::StartAttempt => Decision::StartAttempt {
+        DecisionKind::StartAttempt => Decision::StartAttempt {
             attempt: count("attempt")?,
             timeout_ms: ms("timeout_ms")?,
             abort_at_ms: ms("abort_at_ms")?,
@@ -170,7 +137,7 @@ fn read(value: &Value) -> Result<Decision, Error> {
             remaining_ms: ms("remaining_ms")?,
             hedge: fields.required("hedge")?,
         },
-        Kind::Wait => Decision::Wait {
+        DecisionKind::Wait => Decision::Wait {
             retry: count("retry")?,
             delay_ms: ms("delay_ms")?,
             until_ms: ms("until_ms")?,
@@ -178,26 +145,26 @@ fn read(value: &Value) -> Result<Decision, Error> {
                 .optional(renamed(&fields, "retry_after_ms", RETRY_AFTER_OLD_NAME)?, u64::from_value)?,
             remaining_ms: ms("remaining_ms")?,
         },
-        Kind::AwaitOutcome => Decision::AwaitOutcome {
+        DecisionKind::AwaitOutcome => Decision::AwaitOutcome {
             running: count(renamed(&fields, "running", RUNNING_OLD_NAME)?)?,
             until_ms: ms("until_ms")?,
         },
-        Kind::Succeeded => {
+        DecisionKind::Succeeded => {
             Decision::Succeeded { attempts: count("attempts")?, winner: count("winner")?, abort_attempts: aborts()? }
         }
-        Kind::GaveUp => Decision::GaveUp {
+        DecisionKind::GaveUp => Decision::GaveUp {
             reason: fields.required_with("reason", read_name::<GiveUpReason>)?,
             attempts: count("attempts")?,
             remaining_ms: ms("remaining_ms")?,
             refused_delay_ms: fields.optional("refused_delay_ms", u64::from_value)?,
             abort_attempts: aborts()?,
         },
-        Kind::Reconcile => Decision::Reconcile {
+        DecisionKind::Reconcile => Decision::Reconcile {
             attempts: count("attempts")?,
             remaining_ms: ms("remaining_ms")?,
             abort_attempts: aborts()?,
         },
-        Kind::Restart => Decision::Restart {
+        DecisionKind::Restart => Decision::Restart {
             attempts: count("attempts")?,
             deadline_ms: ms("deadline_ms")?,
             remaining_ms: ms("remaining_ms")?,
@@ -258,7 +225,7 @@ fn blaming_a_field(error: Error) -> Error {
     match error {
         Error::InvalidConfig { field, message, .. } => {
             let key = field.split('[').next().unwrap_or_default();
-            let known = Kind::ALL.iter().flat_map(|kind| kind.fields().iter().chain(kind.old_names()));
+            let known = DecisionKind::ALL.iter().flat_map(|kind| kind.fields().iter().chain(kind.old_names()));
             let field = match known.copied().find(|name| *name == key) {
                 Some(name) if message.rule() != Rule::UnknownField => name,
                 _ => WHOLE,
@@ -274,7 +241,7 @@ mod tests {
     use alloc::string::{String, ToString};
     use alloc::vec::Vec;
 
-    use super::{Kind, WHOLE};
+    use super::{DecisionKind, WHOLE};
     use crate::config::error::Error;
     use crate::config::value::{Named, Value};
     use crate::outcomes::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
@@ -339,7 +306,7 @@ mod tests {
     fn what_a_decision_writes_reads_back_as_itself_for_every_kind() {
         let decisions = every_kind();
         let kinds: Vec<&str> = decisions.iter().map(Decision::kind).collect();
-        for kind in Kind::ALL {
+        for kind in DecisionKind::ALL {
             assert!(kinds.contains(&kind.name()), "no {} among the decisions", kind.name());
         }
         for decision in decisions {
@@ -357,7 +324,7 @@ mod tests {
         // Each kind's keys are exactly those its serialized form can write, in that order (optional ones given).
         for decision in every_kind() {
             let Value::Object(fields) = tree(&decision) else { panic!("{decision:?}") };
-            let kind = Kind::from_name(decision.kind()).unwrap();
+            let kind = DecisionKind::from_name(decision.kind()).unwrap();
             let written: Vec<&str> = fields.iter().map(|(key, _)| key.as_str()).collect();
             let known: Vec<&str> = kind.fields().iter().copied().filter(|key| written.contains(key)).collect();
             assert_eq!(written, known, "{decision:?}");
@@ -370,7 +337,7 @@ mod tests {
             let Value::Object(fields) = json(text) else { panic!() };
             let decision = Decision::from_value(&json(text)).unwrap();
             let keys: Vec<&str> = fields.iter().map(|(key, _)| key.as_str()).collect();
-            assert_eq!(keys, Kind::from_name(decision.kind()).unwrap().fields());
+            assert_eq!(keys, DecisionKind::from_name(decision.kind()).unwrap().fields());
         }
     }
 

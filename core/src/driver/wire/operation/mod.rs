@@ -5,7 +5,6 @@
 use super::{index_of, refuse, word, Input, FLAG_HEDGE, NONE};
 use crate::config::error::Error;
 use crate::engine::operation::Operation;
-use crate::ground::named::Named;
 use crate::outcomes::decision::{Decision, GiveUpReason};
 
 record! {
@@ -61,25 +60,7 @@ record! {
     }
 }
 
-kinds! {
-    /// Which [`Decision`] a decision record holds.
-    DecisionKind {
-        /// [`Decision::StartAttempt`].
-        StartAttempt = "start_attempt",
-        /// [`Decision::Wait`].
-        Wait = "wait",
-        /// [`Decision::AwaitOutcome`].
-        AwaitOutcome = "await_outcome",
-        /// [`Decision::Succeeded`].
-        Succeeded = "succeeded",
-        /// [`Decision::GaveUp`].
-        GaveUp = "gave_up",
-        /// [`Decision::Reconcile`].
-        Reconcile = "reconcile",
-        /// [`Decision::Restart`].
-        Restart = "restart",
-    }
-}
+pub use crate::outcomes::decision_kind::DecisionKind;
 
 /// Writes `decision` into a decision record (see the module documentation
 /// for the layout): the one encoding of an operation's decision. Only the

@@ -1,6 +1,7 @@
 use super::*;
 use crate::driver::wire::{InputKind, OutcomeKind, PUSHBACK_DO_NOT_RETRY};
 use crate::engine::operation::OperationOptions;
+use crate::ground::named::Named;
 use crate::headers::retry_after::Pushback;
 use crate::outcomes::classify::{GrpcCode, Outcome, Verdict};
 use crate::outcomes::decision::AttemptSet;
