@@ -86,11 +86,6 @@ pub(crate) fn whole(name: &'static str, value: &JsValue, max: f64) -> Result<u64
     whole_number(name, number(name, value)?, max)
 }
 
-#[cfg(feature = "tools")]
-pub(crate) fn attempt_number(value: f64) -> Result<u32, JsValue> {
-    whole_number("attempt", value, f64::from(u32::MAX)).map(|attempt| attempt as u32)
-}
-
 /// Why a JS string cannot be read as Rust text, if it cannot: the key of the
 /// rule and its value (it is longer than [`MAX_TEXT`] or holds a lone
 /// surrogate). Checked before the copy.

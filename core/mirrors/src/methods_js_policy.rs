@@ -1,0 +1,296 @@
+//! JS's tools entry (`retryplan/tools`): the methods of the policy's family
+//! (`methods::POLICY`, its `js` flag on) that call a core function given the
+//! policy first, each a wasm export (`bindings-js/src/policy_generated.rs`,
+//! included by `src/tools.rs`), the JS that calls it (a method of `Policy`, or
+//! a function of the policy first where `FUNCTIONS_OF_POLICY` says: the
+//! generated sections of `lib/tools.js`) and its declaration (those of
+//! `lib/tools.d.ts`). JS keeps by hand what `BY_HAND` names, and what the
+//! family does not hold (`fromJson`, `toConfig`, the default entry's getters).
+//!
+//! How each kind is spelt, as the tools' hand-written exports spell it: the
+//! export takes each argument as a `JsValue` and checks it, named in
+//! camelCase: a count a whole number (`args::whole`, up to `u32::MAX`), a time
+//! in ms a number (`args::ms`), one that may be absent `undefined` or `null`
+//! (`args::optional_ms`), an outcome an outcome object (`args::outcome`); the
+//! arguments are read before the policy. JS cannot leave out an argument and
+//! give a later one, so a time after one that may be absent may be absent
+//! too, 0 then. A value comes back as a plain object with camelCase keys
+//! (`tools::to_js`), time spans as an array of numbers, an error of the core
+//! thrown as the `RetryplanError`.
+
+use std::path::Path;
+
+use crate::methods::{Arg, Family, Method, Ret, Shape, Through};
+use crate::methods_js::camel;
+use crate::methods_js_engine::{js_doc, wrapped};
+use crate::output::{splice_section, Output, HEADER};
+use crate::python_records::rust_doc;
+
+pub const RUST: &str = "bindings-js/src/policy_generated.rs";
+pub const TOOLS_JS: &str = "bindings-js/lib/tools.js";
+pub const TOOLS_DTS: &str = "bindings-js/lib/tools.d.ts";
+
+/// What the markers of the sections of `lib/tools.js` and `lib/tools.d.ts` name: the exports imported, the
+/// methods, the functions of the policy.
+const IMPORTS: &str = "the policy's exports (core/mirrors/src/methods/table.rs)";
+const METHODS: &str = "the policy's methods (core/mirrors/src/methods/table.rs)";
+const FUNCTIONS: &str = "the policy's functions (core/mirrors/src/methods/table.rs)";
+
+/// The methods (`Class.name`) of the policy's family JS keeps by hand, and why.
+pub(crate) const BY_HAND: &[(&str, &str)] = &[
+    ("Policy.sends_idempotency_key", "the default entry's getter, read with the policy's facts (`_policyInfo`)"),
+    ("Policy.to_json", "JS's own JSON text of the configuration (`JSON.stringify`, numbers as JS prints them)"),
+    ("Policy.to_compiled", "`compilePolicy`, which reads a configuration or JSON text first"),
+];
+
+/// The methods (`Class.name`) JS exports as a function of the policy, first (`redeliver(policy, ...)`).
+const FUNCTIONS_OF_POLICY: &[&str] = &["Policy.redeliver"];
+
+/// One method as the four files spell it.
+struct Spelt {
+    rust: String,
+    export: String,
+    js: String,
+    dts: String,
+    function: bool,
+}
+
+/// The generated file and the three files holding generated sections, under `root`.
+pub fn outputs(root: &Path, family: &Family) -> Result<[Output; 3], String> {
+    let spelt = spelt(family)?;
+    let read = |path: &str| std::fs::read_to_string(root.join(path)).map_err(|e| format!("{path}: {e}"));
+    let (methods, functions): (Vec<&Spelt>, Vec<&Spelt>) = spelt.iter().partition(|spelt| !spelt.function);
+    let joined = |list: &[&Spelt], part: fn(&Spelt) -> &str, between: &str| {
+        list.iter().map(|spelt| part(spelt)).collect::<Vec<_>>().join(between)
+    };
+    let mut exports: Vec<&str> = spelt.iter().map(|spelt| spelt.export.as_str()).collect();
+    exports.sort_unstable();
+    let import = format!("import {{ {} }} from '../wasm/retryplan_js.js';\n", exports.join(", "));
+    let js = splice_section(&read(TOOLS_JS)?, TOOLS_JS, "//", IMPORTS, &import)?;
+    let assigned = format!("Object.assign(Policy.prototype, {{\n{}}});\n", joined(&methods, |s| &s.js, ""));
+    let js = splice_section(&js, TOOLS_JS, "//", METHODS, &assigned)?;
+    let js = splice_section(&js, TOOLS_JS, "//", FUNCTIONS, &joined(&functions, |s| &s.js, "\n"))?;
+    let dts = splice_section(&read(TOOLS_DTS)?, TOOLS_DTS, "//", METHODS, &joined(&methods, |s| &s.dts, ""))?;
+    let dts = splice_section(&dts, TOOLS_DTS, "//", FUNCTIONS, &joined(&functions, |s| &s.dts, ""))?;
+    let rust = format!(
+        "// {HEADER}\n// From the definition of the policy's methods (core/mirrors/src/methods/table.rs), included by \
+         tools.rs.\n{}",
+        joined(&spelt.iter().collect::<Vec<_>>(), |s| &s.rust, "")
+    );
+    Ok([Output { path: RUST, text: rust }, Output { path: TOOLS_JS, text: js }, Output { path: TOOLS_DTS, text: dts }])
+}
+
+/// Each method of the family JS writes (not `BY_HAND`), spelt.
+fn spelt(family: &Family) -> Result<Vec<Spelt>, String> {
+    if !family.js {
+        return Err("Policy: JS keeps this family by hand (its `js` flag is off)".to_owned());
+    }
+    let [class @ crate::methods::Class { shape: Shape::Value { .. }, .. }] = family.classes else {
+        return Err("JS's policy writer writes a family of one value class".to_owned());
+    };
+    let mut all = Vec::new();
+    for method in class.methods {
+        let key = format!("{}.{}", class.name, method.name);
+        if !BY_HAND.iter().any(|(name, _)| *name == key) {
+            all.push(method_spelt(&key, method, FUNCTIONS_OF_POLICY.contains(&key.as_str()))?);
+        }
+    }
+    Ok(all)
+}
+
+fn method_spelt(key: &str, method: &Method, function: bool) -> Result<Spelt, String> {
+    let Some(Through::Function { path, .. }) = method.through else {
+        return Err(format!("{key}: JS's writer writes a core function given the policy (`Through::Function`)"));
+    };
+    let (name, js_name) = (method.name, camel(method.name, false));
+    let export = format!("_policy{}", camel(method.name, true));
+    let (mut params, mut reads, mut args, mut names, mut types) =
+        (vec!["handle: u32".to_owned()], String::new(), vec!["&policy".to_owned()], Vec::new(), Vec::new());
+    let mut optional = false;
+    for arg in method.args {
+        let (rust_name, js) = match *arg {
+            Arg::Now => ("now_ms", "nowMs".to_owned()),
+            Arg::Count(name) | Arg::Ms(name) | Arg::OptionalMs(name) | Arg::Instance { name, .. } => {
+                (name, camel(name, false))
+            }
+            other => return Err(format!("{key}: no JS argument for {other:?}")),
+        };
+        let read = match *arg {
+            Arg::Count(_) => format!("crate::args::whole(\"{js}\", {rust_name}, f64::from(u32::MAX))? as u32"),
+            Arg::Now | Arg::Ms(_) if optional => {
+                format!("crate::args::optional_ms(\"{js}\", {rust_name})?.unwrap_or(0)")
+            }
+            Arg::Now | Arg::Ms(_) => format!("crate::args::ms(\"{js}\", {rust_name})?"),
+            Arg::OptionalMs(_) => format!("crate::args::optional_ms(\"{js}\", {rust_name})?"),
+            Arg::Instance { class: "Outcome", .. } => format!("crate::args::outcome({rust_name})?"),
+            other => return Err(format!("{key}: no JS argument for {other:?}")),
+        };
+        optional |= matches!(arg, Arg::OptionalMs(_));
+        let ty = match *arg {
+            Arg::Instance { class, .. } => class,
+            _ => "number",
+        };
+        types.push(format!("{js}{}: {ty}", if optional { "?" } else { "" }));
+        params.push(format!("{rust_name}: &JsValue"));
+        reads.push_str(&format!("    let {rust_name} = {read};\n"));
+        args.push(if matches!(arg, Arg::Instance { .. }) { format!("&{rust_name}") } else { rust_name.to_owned() });
+        names.push(js);
+    }
+    let call = format!("rp::{path}({})", args.join(", "));
+    let (ty, body, ts) = match method.ret {
+        Ret::ValueOrError(value) => ("Result<JsValue, JsValue>", format!("to_js(&{call}.map_err(js_error)?)"), value),
+        Ret::Value(value) => ("Result<JsValue, JsValue>", format!("to_js(&{call})"), value),
+        Ret::SpansOrError => (
+            "Result<js_sys::Array, JsValue>",
+            format!("Ok({call}.map_err(js_error)?.into_iter().map(|ms| JsValue::from_f64(num(ms))).collect())"),
+            "number[]",
+        ),
+        other => return Err(format!("{key}: no JS result for {other:?}")),
+    };
+    let rust = format!(
+        "\n{}#[wasm_bindgen(js_name = {export})]\npub fn policy_{name}({}) -> {ty} {{\n{reads}    \
+         let policy = crate::objects::policy(handle)?;\n    {body}\n}}\n",
+        rust_doc(method.doc, ""),
+        params.join(", ")
+    );
+    // A time made optional by its place says what it is when left out.
+    let mut text = js_doc(method);
+    for (arg, js) in method.args.iter().zip(&names).skip_while(|(arg, _)| !matches!(arg, Arg::OptionalMs(_))) {
+        if matches!(arg, Arg::Now | Arg::Ms(_)) {
+            text.push_str(&format!(" `{js}` may be left out too (0)."));
+        }
+    }
+    let js_doc = wrapped(&text);
+    let given = names.join(", ");
+    if function {
+        let typed: Vec<String> = ["policy: Policy".to_owned()].into_iter().chain(types).collect();
+        let (doc, dts) = (dedent(&js_doc), declaration(&format!("export function {js_name}"), &typed, ts, ""));
+        return Ok(Spelt {
+            rust,
+            export: export.clone(),
+            js: format!(
+                "{doc}export function {js_name}(policy, {given}) {{\n  return {export}(handleOf('policy', policy, \
+                 Policy), {given});\n}}\n"
+            ),
+            dts: format!("{doc}{dts}"),
+            function,
+        });
+    }
+    let js = format!("{js_doc}  {js_name}({given}) {{\n    return {export}(handle(this), {given});\n  }},\n");
+    let dts = format!("{js_doc}{}", declaration(&format!("  {js_name}"), &types, ts, "  "));
+    Ok(Spelt { rust, export, js, dts, function })
+}
+
+/// `{head}(a: T, b: U): R;` on one line when it fits Biome's width, else one parameter a line at `indent`.
+fn declaration(head: &str, types: &[String], ret: &str, indent: &str) -> String {
+    let line = format!("{head}({}): {ret};\n", types.join(", "));
+    if line.len() <= 121 {
+        return line;
+    }
+    let params: String = types.iter().map(|ty| format!("{indent}  {ty},\n")).collect();
+    format!("{head}(\n{params}{indent}): {ret};\n")
+}
+
+/// A method's JSDoc (at two spaces) at the top level.
+fn dedent(text: &str) -> String {
+    text.lines().map(|line| format!("{}\n", line.strip_prefix("  ").unwrap_or(line))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::methods::{method, Arg, Family, Method, Ret, Through, POLICY};
+
+    /// The policy's family with `added` among its methods.
+    fn with(added: Method) -> Family {
+        let mut classes = POLICY.classes.to_vec();
+        classes[0].methods = Box::leak([classes[0].methods, &[added]].concat().into_boxed_slice());
+        Family { classes: Box::leak(classes.into_boxed_slice()), ..POLICY }
+    }
+
+    fn texts(family: &Family) -> Result<[String; 3], String> {
+        Ok(super::outputs(&crate::workspace_root(), family)?.map(|output| output.text))
+    }
+
+    /// Each method of the family JS writes is an export reading its arguments before the policy, a method of
+    /// `Policy` (or a function of the policy first) calling it, and its declaration; a time after one that may be
+    /// absent may be absent too, in JS and in TypeScript.
+    #[test]
+    fn the_policy_methods_reach_the_tools_entry() {
+        let [rust, js, dts] = texts(&POLICY).unwrap();
+        assert!(
+            rust.contains(
+                "    let first_attempt_at_ms = crate::args::optional_ms(\"firstAttemptAtMs\", first_attempt_at_ms)?.unwrap_or(0);\n    \
+                 let policy = crate::objects::policy(handle)?;\n    to_js(&rp::explain(&policy, deadline_ms, first_attempt_at_ms))\n"
+            ),
+            "{rust}"
+        );
+        assert!(
+            js.contains("  classify(outcome) {\n    return _policyClassify(handle(this), outcome);\n  },\n"),
+            "{js}"
+        );
+        assert!(
+            js.contains(
+                "export function redeliver(policy, attempts, firstSeenMs, nowMs, outcome) {\n  return \
+                 _policyRedeliver(handleOf('policy', policy, Policy), attempts, firstSeenMs, nowMs, outcome);\n}\n"
+            ),
+            "{js}"
+        );
+        assert!(dts.contains("  explain(deadlineMs?: number, firstAttemptAtMs?: number): Timeline;\n"), "{dts}");
+        assert!(dts.contains("export function redeliver(\n  policy: Policy,\n  attempts: number,\n"), "{dts}");
+        // What JS keeps by hand is not written.
+        for (key, _) in super::BY_HAND {
+            let name = key.trim_start_matches("Policy.");
+            assert!(!rust.contains(&format!("pub fn policy_{name}(")), "{key}");
+        }
+    }
+
+    /// A method added to the family is one entry: it reaches the tools' export, `Policy` and its declaration.
+    #[test]
+    fn a_new_policy_method_reaches_js() {
+        let through = Some(Through::Function {
+            path: "engine::backoff::backoff_ceilings_ms",
+            source: "core/src/engine/backoff/mod.rs",
+        });
+        let added = Method {
+            through,
+            ..method(
+                "ceilings_again",
+                "The ceilings of `retries` retries.",
+                &[Arg::Count("retries")],
+                Ret::SpansOrError,
+            )
+        };
+        let [rust, js, dts] = texts(&with(added)).unwrap();
+        assert!(
+            rust.contains(
+                "#[wasm_bindgen(js_name = _policyCeilingsAgain)]\npub fn policy_ceilings_again(handle: u32, retries: \
+                 &JsValue) -> Result<js_sys::Array, JsValue> {\n    let retries = crate::args::whole(\"retries\", retries, \
+                 f64::from(u32::MAX))? as u32;\n"
+            ),
+            "{rust}"
+        );
+        assert!(js.contains("  ceilingsAgain(retries) {\n    return _policyCeilingsAgain(handle(this), retries);\n"));
+        assert!(js.contains("_policyCeilingsAgain, _policyClassify"), "{js}");
+        assert!(
+            dts.contains("  /** The ceilings of `retries` retries. */\n  ceilingsAgain(retries: number): number[];\n")
+        );
+    }
+
+    /// A kind JS's writer cannot spell, or a method not through a core function, stops it, naming the method;
+    /// and every method JS keeps by hand is one of the family's.
+    #[test]
+    fn what_js_cannot_write_is_named() {
+        let through = Some(Through::Function { path: "explain", source: "core/src/tools/timeline.rs" });
+        let added = Method { through, ..method("load", "Loads.", &[Arg::Compiled], Ret::Value("Timeline")) };
+        assert!(texts(&with(added)).unwrap_err().contains("Policy.load: no JS argument for Compiled"));
+        let added = method("again", "Its own.", &[], Ret::Bool);
+        assert!(texts(&with(added)).unwrap_err().contains("Policy.again: JS's writer writes a core function"));
+        assert!(texts(&Family { js: false, ..POLICY }).unwrap_err().contains("JS keeps this family by hand"));
+        for (key, _) in
+            super::BY_HAND.iter().map(|(key, why)| (*key, why)).chain([(super::FUNCTIONS_OF_POLICY[0], &"")])
+        {
+            let name = key.trim_start_matches("Policy.");
+            assert!(POLICY.classes[0].methods.iter().any(|method| method.name == name), "{key}: not in the family");
+        }
+    }
+}
