@@ -4,7 +4,8 @@
 //! redelivery, the gRPC dialect, admission). Built into their own wasm file,
 //! so the default entry does not download them. The core's free functions
 //! among them are generated (`functions_generated.rs`), and so are the
-//! policy's methods that call a core function (`policy_generated.rs`).
+//! policy's methods that call a core function and the controls' snapshots
+//! (`tools_generated.rs`).
 
 use alloc::string::String;
 
@@ -12,14 +13,14 @@ use retryplan as rp;
 use rp::Decision;
 use wasm_bindgen::prelude::*;
 
-use crate::args::{checked_string, ms, optional_ms};
+use crate::args::{checked_string, optional_ms};
 use crate::controls::keep_dependency;
 use crate::data::{self, Keys, Source};
-use crate::objects::{self, Object};
+use crate::objects;
 use crate::policy::{handle_js, keep_policy};
 use crate::{either, js_error, num};
 
-include!("policy_generated.rs");
+include!("tools_generated.rs");
 
 #[wasm_bindgen(raw_module = "../lib/json.js")]
 extern "C" {
@@ -102,28 +103,6 @@ pub fn stats_record(handle: u32, decision_value: &JsValue) -> Result<(), JsValue
 #[wasm_bindgen(js_name = _dependencyFromJson)]
 pub fn dependency_from_json(json: &JsValue) -> JsValue {
     handle_js(json_value(json, rp::config::error::ConfigKind::Dependency).and_then(|value| keep_dependency(&value)))
-}
-
-/// Every control's state at `nowMs`: `{budget, breaker, retrySlotsInUse}`, each `null` when absent.
-#[wasm_bindgen(js_name = _dependencySnapshot)]
-pub fn dependency_snapshot(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-    let now = ms("nowMs", now_ms)?;
-    to_js(&crate::controls::dependency(handle)?.snapshot(now))
-}
-
-/// A control's state at `nowMs`, for metrics: the budget's or the breaker's.
-#[wasm_bindgen(js_name = _controlSnapshot)]
-pub fn control_snapshot(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-    let now = ms("nowMs", now_ms)?;
-    let snapshot = objects::with(handle, "control", |object| match object {
-        Object::Budget(control) => Ok(Ok(control.get(rp::Dependency::budget)?.snapshot(now))),
-        Object::Breaker(control) => Ok(Err(control.get(rp::Dependency::breaker)?.snapshot(now))),
-        _ => Err(objects::freed("control")),
-    })?;
-    match snapshot {
-        Ok(budget) => to_js(&budget),
-        Err(breaker) => to_js(&breaker),
-    }
 }
 
 /// A serializable value of the core as a plain JS object with camelCase keys

@@ -252,7 +252,7 @@ mod tests {
     #[test]
     fn no_rust_spelling_reaches_a_generated_declaration() {
         let outputs = crate::generate(&crate::workspace_root()).unwrap();
-        let js = [crate::functions_js::DEFAULT_JS, crate::methods_js::JS, crate::methods_js_policy::TOOLS_JS];
+        let js = [crate::functions_js::DEFAULT_JS, crate::methods_js::JS, crate::methods_js_tools::TOOLS_JS];
         let generated = |path: &str| path.ends_with(".d.ts") && path != crate::typescript_methods::INDEX_DTS;
         let declarations: Vec<_> =
             outputs.iter().filter(|output| generated(output.path) || js.contains(&output.path)).collect();

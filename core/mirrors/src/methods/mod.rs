@@ -255,7 +255,7 @@ pub struct Family {
     /// Kotlin's writer writes it (`methods_kotlin_engine`).
     pub kotlin: bool,
     /// JS's writer writes it (`methods_js_engine`: the `Driver`'s and the `Operation`'s methods;
-    /// `methods_js_policy`: the `Policy`'s, in the tools entry).
+    /// `methods_js_tools`: the `Policy`'s, in the tools entry).
     pub js: bool,
 }
 

@@ -1,40 +1,48 @@
-//! JS's tools entry (`retryplan/tools`): the methods of the policy's family
-//! (`methods::POLICY`, its `js` flag on) that call a core function given the
-//! policy first, each a wasm export (`bindings-js/src/policy_generated.rs`,
-//! included by `src/tools.rs`), the JS that calls it (a method of `Policy`, or
-//! a function of the policy first where `FUNCTIONS_OF_POLICY` says: the
-//! generated sections of `lib/tools.js`) and its declaration (those of
-//! `lib/tools.d.ts`). JS keeps by hand what `BY_HAND` names, and what the
-//! family does not hold (`fromJson`, `toConfig`, the default entry's getters).
+//! JS's tools entry (`retryplan/tools`): what the methods definition holds
+//! that only the tools entry has. The shared controls' snapshots
+//! (`methods::CONTROLS`, the methods `methods_js::in_tools` leaves to this
+//! writer), and the policy's methods that call a core function given the
+//! policy first (`methods::POLICY`, its `js` flag on; JS keeps by hand what
+//! `BY_HAND` names, and what the family does not hold: `fromJson`,
+//! `toConfig`, the default entry's getters). Each is a wasm export
+//! (`bindings-js/src/tools_generated.rs`, included by `src/tools.rs`), the JS
+//! calling it (a method of its class, or a function of the policy first where
+//! `FUNCTIONS_OF_POLICY` says: the generated sections of `lib/tools.js`) and
+//! its declaration (the sections of `lib/tools.d.ts`, one per class).
 //!
 //! How each kind is spelt, as the tools' hand-written exports spell it: the
 //! export takes each argument as a `JsValue` and checks it, named in
 //! camelCase: a count a whole number (`args::whole`, up to `u32::MAX`), a time
 //! in ms a number (`args::ms`), one that may be absent `undefined` or `null`
 //! (`args::optional_ms`), an outcome an outcome object (`args::outcome`); the
-//! arguments are read before the policy. JS cannot leave out an argument and
+//! arguments are read before the object. JS cannot leave out an argument and
 //! give a later one, so a time after one that may be absent may be absent
-//! too, 0 then. A value comes back as a plain object with camelCase keys
-//! (`tools::to_js`), time spans as an array of numbers, an error of the core
-//! thrown as the `RetryplanError`.
+//! too, 0 then. A value or a snapshot comes back as a plain object with
+//! camelCase keys (`tools::to_js`), time spans as an array of numbers, an
+//! error of the core thrown as the `RetryplanError`.
 
 use std::path::Path;
 
-use crate::methods::{Arg, Family, Method, Ret, Shape, Through};
-use crate::methods_js::camel;
+use crate::methods::{Arg, Class, Family, Method, Ret, Shape, Through};
+use crate::methods_js::{camel, in_tools, prefix_of};
 use crate::methods_js_engine::{js_doc, wrapped};
 use crate::output::{splice_section, Output, HEADER};
 use crate::python_records::rust_doc;
 
-pub const RUST: &str = "bindings-js/src/policy_generated.rs";
+pub const RUST: &str = "bindings-js/src/tools_generated.rs";
 pub const TOOLS_JS: &str = "bindings-js/lib/tools.js";
 pub const TOOLS_DTS: &str = "bindings-js/lib/tools.d.ts";
 
-/// What the markers of the sections of `lib/tools.js` and `lib/tools.d.ts` name: the exports imported, the
-/// methods, the functions of the policy.
-const IMPORTS: &str = "the policy's exports (core/mirrors/src/methods/table.rs)";
-const METHODS: &str = "the policy's methods (core/mirrors/src/methods/table.rs)";
-const FUNCTIONS: &str = "the policy's functions (core/mirrors/src/methods/table.rs)";
+/// What the markers of the sections of `lib/tools.js` name: the exports imported, the methods, the functions of
+/// the policy (those of `lib/tools.d.ts` too, whose methods are one section per class, `class_section`).
+const IMPORTS: &str = "the tools' exports (core/mirrors/src/methods/table.rs)";
+const METHODS: &str = "the tools' methods (core/mirrors/src/methods/table.rs)";
+const FUNCTIONS: &str = "the tools' functions (core/mirrors/src/methods/table.rs)";
+
+/// What the markers of the section of class `name` in `lib/tools.d.ts` name.
+fn class_section(name: &str) -> String {
+    format!("{name}'s tools (core/mirrors/src/methods/table.rs)")
+}
 
 /// The methods (`Class.name`) of the policy's family JS keeps by hand, and why.
 pub(crate) const BY_HAND: &[(&str, &str)] = &[
@@ -48,6 +56,7 @@ const FUNCTIONS_OF_POLICY: &[&str] = &["Policy.redeliver"];
 
 /// One method as the four files spell it.
 struct Spelt {
+    class: &'static str,
     rust: String,
     export: String,
     js: String,
@@ -55,57 +64,75 @@ struct Spelt {
     function: bool,
 }
 
-/// The generated file and the three files holding generated sections, under `root`.
-pub fn outputs(root: &Path, family: &Family) -> Result<[Output; 3], String> {
-    let spelt = spelt(family)?;
+/// The generated file and the two files holding generated sections, under `root`.
+pub fn outputs(root: &Path, controls: &[Class], policy: &Family) -> Result<[Output; 3], String> {
+    let mut spelt = Vec::new();
+    for class in controls {
+        for method in class.methods.iter().filter(|method| in_tools(method)) {
+            spelt.push(method_spelt(class, method)?);
+        }
+    }
+    spelt.extend(policy_spelt(policy)?);
     let read = |path: &str| std::fs::read_to_string(root.join(path)).map_err(|e| format!("{path}: {e}"));
-    let (methods, functions): (Vec<&Spelt>, Vec<&Spelt>) = spelt.iter().partition(|spelt| !spelt.function);
     let joined = |list: &[&Spelt], part: fn(&Spelt) -> &str, between: &str| {
         list.iter().map(|spelt| part(spelt)).collect::<Vec<_>>().join(between)
     };
+    let (methods, functions): (Vec<&Spelt>, Vec<&Spelt>) = spelt.iter().partition(|spelt| !spelt.function);
+    let mut classes: Vec<&str> = methods.iter().map(|spelt| spelt.class).collect();
+    classes.dedup();
+    let (mut assigned, mut dts) = (Vec::new(), read(TOOLS_DTS)?);
+    for class in classes {
+        let of: Vec<&Spelt> = methods.iter().copied().filter(|spelt| spelt.class == class).collect();
+        assigned.push(format!("Object.assign({class}.prototype, {{\n{}}});\n", joined(&of, |s| &s.js, "")));
+        dts = splice_section(&dts, TOOLS_DTS, "//", &class_section(class), &joined(&of, |s| &s.dts, ""))?;
+    }
+    let dts = splice_section(&dts, TOOLS_DTS, "//", FUNCTIONS, &joined(&functions, |s| &s.dts, ""))?;
     let mut exports: Vec<&str> = spelt.iter().map(|spelt| spelt.export.as_str()).collect();
     exports.sort_unstable();
-    let import = format!("import {{ {} }} from '../wasm/retryplan_js.js';\n", exports.join(", "));
+    let import = format!(
+        "import {{\n{}}} from '../wasm/retryplan_js.js';\n",
+        exports.iter().map(|e| format!("  {e},\n")).collect::<String>()
+    );
     let js = splice_section(&read(TOOLS_JS)?, TOOLS_JS, "//", IMPORTS, &import)?;
-    let assigned = format!("Object.assign(Policy.prototype, {{\n{}}});\n", joined(&methods, |s| &s.js, ""));
-    let js = splice_section(&js, TOOLS_JS, "//", METHODS, &assigned)?;
+    let js = splice_section(&js, TOOLS_JS, "//", METHODS, &assigned.join("\n"))?;
     let js = splice_section(&js, TOOLS_JS, "//", FUNCTIONS, &joined(&functions, |s| &s.js, "\n"))?;
-    let dts = splice_section(&read(TOOLS_DTS)?, TOOLS_DTS, "//", METHODS, &joined(&methods, |s| &s.dts, ""))?;
-    let dts = splice_section(&dts, TOOLS_DTS, "//", FUNCTIONS, &joined(&functions, |s| &s.dts, ""))?;
     let rust = format!(
-        "// {HEADER}\n// From the definition of the policy's methods (core/mirrors/src/methods/table.rs), included by \
-         tools.rs.\n{}",
+        "// {HEADER}\n// From the definition of the controls' and the policy's methods (core/mirrors/src/methods/table.rs), \
+         included by tools.rs.\n{}",
         joined(&spelt.iter().collect::<Vec<_>>(), |s| &s.rust, "")
     );
     Ok([Output { path: RUST, text: rust }, Output { path: TOOLS_JS, text: js }, Output { path: TOOLS_DTS, text: dts }])
 }
 
-/// Each method of the family JS writes (not `BY_HAND`), spelt.
-fn spelt(family: &Family) -> Result<Vec<Spelt>, String> {
+/// Each method of the policy's family JS writes (not `BY_HAND`), spelt.
+fn policy_spelt(family: &Family) -> Result<Vec<Spelt>, String> {
     if !family.js {
         return Err("Policy: JS keeps this family by hand (its `js` flag is off)".to_owned());
     }
-    let [class @ crate::methods::Class { shape: Shape::Value { .. }, .. }] = family.classes else {
-        return Err("JS's policy writer writes a family of one value class".to_owned());
+    let [class @ Class { shape: Shape::Value { .. }, .. }] = family.classes else {
+        return Err("JS's tools writer writes a policy's family of one value class".to_owned());
     };
     let mut all = Vec::new();
     for method in class.methods {
         let key = format!("{}.{}", class.name, method.name);
         if !BY_HAND.iter().any(|(name, _)| *name == key) {
-            all.push(method_spelt(&key, method, FUNCTIONS_OF_POLICY.contains(&key.as_str()))?);
+            all.push(method_spelt(class, method)?);
         }
     }
     Ok(all)
 }
 
-fn method_spelt(key: &str, method: &Method, function: bool) -> Result<Spelt, String> {
-    let Some(Through::Function { path, .. }) = method.through else {
-        return Err(format!("{key}: JS's writer writes a core function given the policy (`Through::Function`)"));
-    };
+fn method_spelt(class: &Class, method: &Method) -> Result<Spelt, String> {
+    let key = format!("{}.{}", class.name, method.name);
+    let function = FUNCTIONS_OF_POLICY.contains(&key.as_str());
     let (name, js_name) = (method.name, camel(method.name, false));
-    let export = format!("_policy{}", camel(method.name, true));
+    let p = match class.shape {
+        Shape::Value { .. } => "policy".to_owned(),
+        _ => prefix_of(class.name)?,
+    };
+    let export = format!("_{p}{}", camel(method.name, true));
     let (mut params, mut reads, mut args, mut names, mut types) =
-        (vec!["handle: u32".to_owned()], String::new(), vec!["&policy".to_owned()], Vec::new(), Vec::new());
+        (vec!["handle: u32".to_owned()], String::new(), Vec::new(), Vec::new(), Vec::new());
     let mut optional = false;
     for arg in method.args {
         let (rust_name, js) = match *arg {
@@ -136,10 +163,29 @@ fn method_spelt(key: &str, method: &Method, function: bool) -> Result<Spelt, Str
         args.push(if matches!(arg, Arg::Instance { .. }) { format!("&{rust_name}") } else { rust_name.to_owned() });
         names.push(js);
     }
-    let call = format!("rp::{path}({})", args.join(", "));
+    // The object the method is called on, and the call: the core's function given the policy, or the method of
+    // the dependency or control the handle names (the control's accessor of `controls_generated.rs` lends it).
+    let (fetch, call) = match (class.shape, method.through) {
+        (Shape::Value { .. }, Some(Through::Function { path, .. })) => (
+            "    let policy = crate::objects::policy(handle)?;\n".to_owned(),
+            format!("rp::{path}({})", ["&policy".to_owned()].into_iter().chain(args).collect::<Vec<_>>().join(", ")),
+        ),
+        (Shape::Bundle, None) => (
+            format!("    let {p} = crate::controls::{p}(handle)?;\n"),
+            format!("{p}.{}({})", method.call.unwrap_or(name), args.join(", ")),
+        ),
+        (Shape::Control { .. }, None) => {
+            (String::new(), format!("control.{}({})", method.call.unwrap_or(name), args.join(", ")))
+        }
+        _ => {
+            return Err(format!(
+                "{key}: JS's tools writer writes a core function given the policy, or a control's own method"
+            ))
+        }
+    };
     let (ty, body, ts) = match method.ret {
         Ret::ValueOrError(value) => ("Result<JsValue, JsValue>", format!("to_js(&{call}.map_err(js_error)?)"), value),
-        Ret::Value(value) => ("Result<JsValue, JsValue>", format!("to_js(&{call})"), value),
+        Ret::Value(value) | Ret::Snapshot(value) => ("Result<JsValue, JsValue>", format!("to_js(&{call})"), value),
         Ret::SpansOrError => (
             "Result<js_sys::Array, JsValue>",
             format!("Ok({call}.map_err(js_error)?.into_iter().map(|ms| JsValue::from_f64(num(ms))).collect())"),
@@ -147,9 +193,12 @@ fn method_spelt(key: &str, method: &Method, function: bool) -> Result<Spelt, Str
         ),
         other => return Err(format!("{key}: no JS result for {other:?}")),
     };
+    let body = match class.shape {
+        Shape::Control { .. } => format!("crate::controls::{p}(handle, |control| {body})"),
+        _ => body,
+    };
     let rust = format!(
-        "\n{}#[wasm_bindgen(js_name = {export})]\npub fn policy_{name}({}) -> {ty} {{\n{reads}    \
-         let policy = crate::objects::policy(handle)?;\n    {body}\n}}\n",
+        "\n{}#[wasm_bindgen(js_name = {export})]\npub fn {p}_{name}({}) -> {ty} {{\n{reads}{fetch}    {body}\n}}\n",
         rust_doc(method.doc, ""),
         params.join(", ")
     );
@@ -166,6 +215,7 @@ fn method_spelt(key: &str, method: &Method, function: bool) -> Result<Spelt, Str
         let typed: Vec<String> = ["policy: Policy".to_owned()].into_iter().chain(types).collect();
         let (doc, dts) = (dedent(&js_doc), declaration(&format!("export function {js_name}"), &typed, ts, ""));
         return Ok(Spelt {
+            class: class.name,
             rust,
             export: export.clone(),
             js: format!(
@@ -178,7 +228,7 @@ fn method_spelt(key: &str, method: &Method, function: bool) -> Result<Spelt, Str
     }
     let js = format!("{js_doc}  {js_name}({given}) {{\n    return {export}(handle(this), {given});\n  }},\n");
     let dts = format!("{js_doc}{}", declaration(&format!("  {js_name}"), &types, ts, "  "));
-    Ok(Spelt { rust, export, js, dts, function })
+    Ok(Spelt { class: class.name, rust, export, js, dts, function })
 }
 
 /// `{head}(a: T, b: U): R;` on one line when it fits Biome's width, else one parameter a line at `indent`.
@@ -198,7 +248,7 @@ fn dedent(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::methods::{method, Arg, Family, Method, Ret, Through, POLICY};
+    use crate::methods::{method, Arg, Family, Method, Ret, Through, CONTROLS, POLICY};
 
     /// The policy's family with `added` among its methods.
     fn with(added: Method) -> Family {
@@ -208,7 +258,7 @@ mod tests {
     }
 
     fn texts(family: &Family) -> Result<[String; 3], String> {
-        Ok(super::outputs(&crate::workspace_root(), family)?.map(|output| output.text))
+        Ok(super::outputs(&crate::workspace_root(), &CONTROLS, family)?.map(|output| output.text))
     }
 
     /// Each method of the family JS writes is an export reading its arguments before the policy, a method of
@@ -244,6 +294,28 @@ mod tests {
         }
     }
 
+    /// A control's snapshot is read by its accessor, the dependency's from the dependency, each a method of its
+    /// class in the tools entry alone (the default entry's classes have none: `methods_js::in_tools`).
+    #[test]
+    fn the_controls_snapshots_reach_the_tools_entry() {
+        let [rust, js, dts] = texts(&POLICY).unwrap();
+        assert!(
+            rust.contains(
+                "pub fn budget_snapshot(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValue> {\n    \
+                 let now_ms = crate::args::ms(\"nowMs\", now_ms)?;\n    \
+                 crate::controls::budget(handle, |control| to_js(&control.snapshot(now_ms)))\n}\n"
+            ),
+            "{rust}"
+        );
+        assert!(rust.contains(
+            "    let dependency = crate::controls::dependency(handle)?;\n    to_js(&dependency.snapshot(now_ms))\n"
+        ));
+        assert!(js.contains("Object.assign(CircuitBreaker.prototype, {\n  /** The breaker's state at `nowMs`. */\n  snapshot(nowMs) {\n"));
+        assert!(dts.contains("  snapshot(nowMs: number): DependencySnapshot;\n"), "{dts}");
+        let [controls, _] = crate::methods_js::outputs(&CONTROLS).unwrap().map(|output| output.text);
+        assert!(!controls.contains("_budgetSnapshot"), "{controls}");
+    }
+
     /// A method added to the family is one entry: it reaches the tools' export, `Policy` and its declaration.
     #[test]
     fn a_new_policy_method_reaches_js() {
@@ -270,7 +342,7 @@ mod tests {
             "{rust}"
         );
         assert!(js.contains("  ceilingsAgain(retries) {\n    return _policyCeilingsAgain(handle(this), retries);\n"));
-        assert!(js.contains("_policyCeilingsAgain, _policyClassify"), "{js}");
+        assert!(js.contains("  _policyCeilingsAgain,\n  _policyClassify,\n"), "{js}");
         assert!(
             dts.contains("  /** The ceilings of `retries` retries. */\n  ceilingsAgain(retries: number): number[];\n")
         );
@@ -284,7 +356,7 @@ mod tests {
         let added = Method { through, ..method("load", "Loads.", &[Arg::Compiled], Ret::Value("Timeline")) };
         assert!(texts(&with(added)).unwrap_err().contains("Policy.load: no JS argument for Compiled"));
         let added = method("again", "Its own.", &[], Ret::Bool);
-        assert!(texts(&with(added)).unwrap_err().contains("Policy.again: JS's writer writes a core function"));
+        assert!(texts(&with(added)).unwrap_err().contains("Policy.again: JS's tools writer writes a core function"));
         assert!(texts(&Family { js: false, ..POLICY }).unwrap_err().contains("JS keeps this family by hand"));
         for (key, _) in
             super::BY_HAND.iter().map(|(key, why)| (*key, why)).chain([(super::FUNCTIONS_OF_POLICY[0], &"")])
