@@ -93,7 +93,7 @@ pub fn dependency_compile(config: &JsValue, json: bool) -> JsValue {
 /// keys are the core's snake_case names, which its errors name.
 #[wasm_bindgen(js_name = _statsRecord)]
 pub fn stats_record(handle: u32, decision_value: &JsValue) -> Result<(), JsValue> {
-    let value = data::argument_from_js(decision_value)?;
+    let value = data::from_js(decision_value, Source::Camel, None)?;
     let decision = Decision::from_value(&value).map_err(js_error)?;
     objects::stats(handle)?.ok_or_else(|| objects::freed("stats"))?.record(&decision);
     Ok(())
@@ -124,5 +124,5 @@ pub(crate) fn json_value(
         let message = js_sys::Reflect::get(&syntax, &JsValue::from_str("message")).unwrap_or_default();
         data::reading_error(Some(config), "", "json", &message)
     })?;
-    data::from_js(&parsed, Source::Json, config)
+    data::from_js(&parsed, Source::Json, Some(config))
 }
