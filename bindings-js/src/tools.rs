@@ -14,7 +14,6 @@ use rp::Decision;
 use wasm_bindgen::prelude::*;
 
 use crate::args::{checked_string, optional_ms};
-use crate::controls::keep_dependency_config;
 use crate::data::{self, Keys, Source};
 use crate::objects;
 use crate::policy::{handle_js, keep_policy};
@@ -97,15 +96,6 @@ pub fn stats_record(handle: u32, decision_value: &JsValue) -> Result<(), JsValue
     let decision = Decision::from_value(&value).map_err(js_error)?;
     objects::stats(handle)?.ok_or_else(|| objects::freed("stats"))?.record(&decision);
     Ok(())
-}
-
-/// Reads dependency JSON text (the shared snake_case schema): its handle, or the `RetryplanError`.
-#[wasm_bindgen(js_name = _dependencyFromJson)]
-pub fn dependency_from_json(json: &JsValue) -> JsValue {
-    handle_js(
-        json_value(json, rp::config::error::ConfigKind::Dependency)
-            .and_then(|value| keep_dependency_config(&rp::DependencyConfig::from_value(&value).map_err(js_error)?)),
-    )
 }
 
 /// A serializable value of the core as a plain JS object with camelCase keys

@@ -200,7 +200,8 @@ fn variant_of(name: &str) -> Result<&'static str, String> {
     found.ok_or_else(|| format!("{name}: no variant of JS's `Object` (methods_js::VARIANTS)"))
 }
 
-/// A method only JS's tools entry has (`methods_js_tools` writes it): a snapshot.
+/// A method only JS's tools entry has (`methods_js_tools` writes it, and the constructors reading JSON text): a
+/// snapshot.
 pub(crate) fn in_tools(method: &Method) -> bool {
     matches!(method.ret, Ret::Snapshot(_))
 }
@@ -387,7 +388,7 @@ fn class_texts(classes: &[Class], class: &Class, texts: &mut Texts) -> Result<()
                     js_arg(arg)?
                 ));
             }
-            // JSON text: in JS's tools entry (`_dependencyFromJson`).
+            // JSON text: in JS's tools entry (`methods_js_tools`).
             [Arg::Json] => {}
             other => return Err(format!("{name}.{}: no JS constructor for {other:?}", constructor.name)),
         }

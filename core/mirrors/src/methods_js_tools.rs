@@ -1,7 +1,8 @@
 //! JS's tools entry (`retryplan/tools`): what the methods definition holds
-//! that only the tools entry has. The shared controls' snapshots
-//! (`methods::CONTROLS`, the methods `methods_js::in_tools` leaves to this
-//! writer), and the policy's methods that call a core function given the
+//! that only the tools entry has. The shared controls' snapshots and
+//! constructors reading JSON text (`methods::CONTROLS`: the methods
+//! `methods_js::in_tools` leaves to this writer, and `Dependency.fromJson`,
+//! read as the tools read any JSON text: `tools::json_value`), and the policy's methods that call a core function given the
 //! policy first (`methods::POLICY`, its `js` flag on; JS keeps by hand what
 //! `BY_HAND` names, and what the family does not hold: `fromJson`,
 //! `toConfig`, the default entry's getters). Each is a wasm export
@@ -62,12 +63,17 @@ struct Spelt {
     js: String,
     dts: String,
     function: bool,
+    /// A constructor: on the class, not its prototype.
+    constructor: bool,
 }
 
 /// The generated file and the two files holding generated sections, under `root`.
 pub fn outputs(root: &Path, controls: &[Class], policy: &Family) -> Result<[Output; 3], String> {
     let mut spelt = Vec::new();
     for class in controls {
+        for constructor in class.constructors.iter().filter(|constructor| constructor.args == [Arg::Json]) {
+            spelt.push(json_constructor_spelt(class, constructor)?);
+        }
         for method in class.methods.iter().filter(|method| in_tools(method)) {
             spelt.push(method_spelt(class, method)?);
         }
@@ -83,7 +89,12 @@ pub fn outputs(root: &Path, controls: &[Class], policy: &Family) -> Result<[Outp
     let (mut assigned, mut dts) = (Vec::new(), read(TOOLS_DTS)?);
     for class in classes {
         let of: Vec<&Spelt> = methods.iter().copied().filter(|spelt| spelt.class == class).collect();
-        assigned.push(format!("Object.assign({class}.prototype, {{\n{}}});\n", joined(&of, |s| &s.js, "")));
+        for (constructors, on) in [(true, class.to_owned()), (false, format!("{class}.prototype"))] {
+            let members: Vec<&Spelt> = of.iter().copied().filter(|spelt| spelt.constructor == constructors).collect();
+            if !members.is_empty() {
+                assigned.push(format!("Object.assign({on}, {{\n{}}});\n", joined(&members, |s| &s.js, "")));
+            }
+        }
         dts = splice_section(&dts, TOOLS_DTS, "//", &class_section(class), &joined(&of, |s| &s.dts, ""))?;
     }
     let dts = splice_section(&dts, TOOLS_DTS, "//", FUNCTIONS, &joined(&functions, |s| &s.dts, ""))?;
@@ -216,6 +227,7 @@ fn method_spelt(class: &Class, method: &Method) -> Result<Spelt, String> {
         let (doc, dts) = (dedent(&js_doc), declaration(&format!("export function {js_name}"), &typed, ts, ""));
         return Ok(Spelt {
             class: class.name,
+            constructor: false,
             rust,
             export: export.clone(),
             js: format!(
@@ -228,7 +240,38 @@ fn method_spelt(class: &Class, method: &Method) -> Result<Spelt, String> {
     }
     let js = format!("{js_doc}  {js_name}({given}) {{\n    return {export}(handle(this), {given});\n  }},\n");
     let dts = format!("{js_doc}{}", declaration(&format!("  {js_name}"), &types, ts, "  "));
-    Ok(Spelt { class: class.name, rust, export, js, dts, function })
+    Ok(Spelt { class: class.name, rust, export, js, dts, function, constructor: false })
+}
+
+/// A dependency's constructor reading JSON text (the only class of the controls with one), as the tools read any
+/// JSON text (`tools::json_value`: the host parses it, the core's reader reads it).
+fn json_constructor_spelt(class: &Class, constructor: &Method) -> Result<Spelt, String> {
+    let (key, name) = (format!("{}.{}", class.name, constructor.name), constructor.name);
+    let (Shape::Bundle, Some(kind)) = (class.shape, class.config) else {
+        return Err(format!("{key}: JS's tools writer reads JSON text into the dependency's controls alone"));
+    };
+    let (p, js_name) = (prefix_of(class.name)?, camel(name, false));
+    let export = format!("_{p}{}", camel(name, true));
+    let rust = format!(
+        "\n{}#[wasm_bindgen(js_name = {export})]\npub fn {p}_{name}(json: &JsValue) -> JsValue {{\n    \
+         crate::policy::handle_js(json_value(json, rp::config::error::ConfigKind::{kind}).and_then(|value| {{\n        \
+         crate::controls::keep_{p}_config(&rp::{kind}Config::from_value(&value).map_err(js_error)?)\n    }}))\n}}\n",
+        rust_doc(constructor.doc, "")
+    );
+    let doc = wrapped(&format!(
+        "{} The text is in the shared snake_case schema (a key it repeats is refused, as in every language); throws \
+         \"invalid_config\" or \"config_violations\".",
+        js_doc(constructor)
+    ));
+    Ok(Spelt {
+        class: class.name,
+        js: format!("{doc}  {js_name}(json) {{\n    return make(this, {export}(json));\n  }},\n"),
+        dts: format!("{doc}  static {js_name}(json: string): {};\n", class.name),
+        rust,
+        export,
+        function: false,
+        constructor: true,
+    })
 }
 
 /// `{head}(a: T, b: U): R;` on one line when it fits Biome's width, else one parameter a line at `indent`.
@@ -295,9 +338,10 @@ mod tests {
     }
 
     /// A control's snapshot is read by its accessor, the dependency's from the dependency, each a method of its
-    /// class in the tools entry alone (the default entry's classes have none: `methods_js::in_tools`).
+    /// class in the tools entry alone (the default entry's classes have none: `methods_js::in_tools`); the
+    /// dependency's constructor from JSON text is a static method there, read as the tools read JSON text.
     #[test]
-    fn the_controls_snapshots_reach_the_tools_entry() {
+    fn the_controls_tools_reach_the_tools_entry() {
         let [rust, js, dts] = texts(&POLICY).unwrap();
         assert!(
             rust.contains(
@@ -312,6 +356,13 @@ mod tests {
         ));
         assert!(js.contains("Object.assign(CircuitBreaker.prototype, {\n  /** The breaker's state at `nowMs`. */\n  snapshot(nowMs) {\n"));
         assert!(dts.contains("  snapshot(nowMs: number): DependencySnapshot;\n"), "{dts}");
+        assert!(rust.contains(
+            "pub fn dependency_from_json(json: &JsValue) -> JsValue {\n    \
+             crate::policy::handle_js(json_value(json, rp::config::error::ConfigKind::Dependency)"
+        ));
+        assert!(js.contains("Object.assign(Dependency, {\n  /**\n"), "{js}");
+        assert!(js.contains("  fromJson(json) {\n    return make(this, _dependencyFromJson(json));\n  },\n"), "{js}");
+        assert!(dts.contains("  static fromJson(json: string): Dependency;\n"), "{dts}");
         let [controls, _] = crate::methods_js::outputs(&CONTROLS).unwrap().map(|output| output.text);
         assert!(!controls.contains("_budgetSnapshot"), "{controls}");
     }
