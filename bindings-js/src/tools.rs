@@ -4,8 +4,8 @@
 //! redelivery, the gRPC dialect, admission). Built into their own wasm file,
 //! so the default entry does not download them. The core's free functions
 //! among them are generated (`functions_generated.rs`), and so are the
-//! policy's methods that call a core function and the controls' snapshots
-//! (`tools_generated.rs`).
+//! policy's methods that call a core function, the controls' snapshots and
+//! `Dependency.fromJson` (`tools_generated.rs`, from the methods definition).
 
 use alloc::string::String;
 
