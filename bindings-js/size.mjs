@@ -235,7 +235,7 @@ function moduleOf(name) {
 const PARTS = [
   [
     'tools: explain, config writing, snapshots, classify, redelivery, gRPC and AWS dialects, deadlines',
-    /retryplan::(explain|check|grpc|aws|snapshot|timeline|redelivery)$|retryplan_js::(tools|dialects|functions_generated)$|^serde|exports::(_policy(Ceilings|Classify|Explain|FromJson|ToConfig|ToJson)|_dependency(FromJson|Snapshot)|_controlSnapshot|_redeliver|_serviceConfig|_aws|admit|awsErrorCode|encodeGrpc|parseGrpc|remainingMs)/,
+    /retryplan::(explain|check|grpc|aws|snapshot|timeline|redelivery)$|retryplan_js::(tools|dialects|functions_generated)$|^serde|exports::(_policy(BackoffCeilingsMs|Classify|Explain|Redeliver|FromJson|ToConfig|ToJson)|_dependencyFromJson|_(dependency|budget|breaker)Snapshot|_serviceConfig|_aws|admit|awsErrorCode|encodeGrpc|parseGrpc|remainingMs)/,
   ],
   [
     'HTTP: Outcome.fromHttp/fromHttpResponse, Retry-After and dates, rate limits, methods, error codes',

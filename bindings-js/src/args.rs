@@ -43,10 +43,11 @@ pub(crate) fn number(name: &'static str, value: &JsValue) -> Result<f64, JsValue
     value.as_f64().ok_or_else(|| invalid_with(name, "number", value, &JsValue::UNDEFINED))
 }
 
+/// A JS argument that is a time or duration in milliseconds, a JS number:
+/// floored; NaN, infinities, negatives and values above 2^53-1 are refused.
 #[cfg(feature = "tools")]
-/// A JS number as whole milliseconds: floored; NaN, infinities, negatives and
-/// values above 2^53-1 are refused.
-pub(crate) fn ms_number(name: &'static str, value: f64) -> Result<u64, JsValue> {
+pub(crate) fn ms(name: &'static str, value: &JsValue) -> Result<u64, JsValue> {
+    let value = number(name, value)?;
     if value.is_finite() && (0.0..=MAX_SAFE).contains(&value) {
         // In range and finite, so the conversion is exact after flooring
         // (a cast truncates, which floors a number >= 0).
@@ -54,12 +55,6 @@ pub(crate) fn ms_number(name: &'static str, value: f64) -> Result<u64, JsValue> 
     } else {
         Err(invalid_with(name, "ms", &JsValue::from_f64(value), &JsValue::UNDEFINED))
     }
-}
-
-/// A JS argument that is a time or duration in milliseconds (see [`ms_number`]).
-#[cfg(feature = "tools")]
-pub(crate) fn ms(name: &'static str, value: &JsValue) -> Result<u64, JsValue> {
-    ms_number(name, number(name, value)?)
 }
 
 /// An optional time: `undefined` and `null` are absent.
@@ -84,11 +79,6 @@ pub(crate) fn whole_number(name: &'static str, value: f64, max: f64) -> Result<u
 #[cfg(feature = "tools")]
 pub(crate) fn whole(name: &'static str, value: &JsValue, max: f64) -> Result<u64, JsValue> {
     whole_number(name, number(name, value)?, max)
-}
-
-#[cfg(feature = "tools")]
-pub(crate) fn attempt_number(value: f64) -> Result<u32, JsValue> {
-    whole_number("attempt", value, f64::from(u32::MAX)).map(|attempt| attempt as u32)
 }
 
 /// Why a JS string cannot be read as Rust text, if it cannot: the key of the

@@ -21,12 +21,6 @@ pub(crate) fn dependency(handle: u32) -> Result<Arc<rp::Dependency>, JsValue> {
     objects::dependency(handle)?.ok_or_else(|| objects::freed("dependency"))
 }
 
-/// A dependency read from the core's data tree, kept.
-#[cfg(feature = "tools")]
-pub(crate) fn keep_dependency(value: &rp::config::value::Value) -> Result<u32, JsValue> {
-    keep_dependency_config(&rp::DependencyConfig::from_value(value).map_err(js_error)?)
-}
-
 /// A dependency made from its configuration, kept: its handle.
 #[cfg(feature = "tools")]
 pub(crate) fn keep_dependency_config(config: &rp::DependencyConfig) -> Result<u32, JsValue> {

@@ -66,7 +66,7 @@ pub fn charge_cost(handle: u32) -> Result<u32, JsValue> {
 }
 
 /// Runs `use_control` on the RetryBudget `handle` names.
-fn budget<T>(handle: u32, use_control: impl FnOnce(&rp::RetryBudget) -> Result<T, JsValue>) -> Result<T, JsValue> {
+pub(crate) fn budget<T>(handle: u32, use_control: impl FnOnce(&rp::RetryBudget) -> Result<T, JsValue>) -> Result<T, JsValue> {
     let pick: fn(&Object) -> Option<&Control<_>> =
         |object| if let Object::Budget(control) = object { Some(control) } else { None };
     control(handle, "budget", pick, rp::Dependency::budget, use_control)
@@ -157,7 +157,7 @@ pub fn permit_probe(handle: u32) -> Result<bool, JsValue> {
 }
 
 /// Runs `use_control` on the CircuitBreaker `handle` names.
-fn breaker<T>(handle: u32, use_control: impl FnOnce(&rp::CircuitBreaker) -> Result<T, JsValue>) -> Result<T, JsValue> {
+pub(crate) fn breaker<T>(handle: u32, use_control: impl FnOnce(&rp::CircuitBreaker) -> Result<T, JsValue>) -> Result<T, JsValue> {
     let pick: fn(&Object) -> Option<&Control<_>> =
         |object| if let Object::Breaker(control) = object { Some(control) } else { None };
     control(handle, "breaker", pick, rp::Dependency::breaker, use_control)
@@ -216,7 +216,7 @@ fn keep_slot(grant: Option<rp::RetrySlot>) -> Result<u32, JsValue> {
 }
 
 /// Runs `use_control` on the RetrySlots `handle` names.
-fn slots<T>(handle: u32, use_control: impl FnOnce(&rp::RetrySlots) -> Result<T, JsValue>) -> Result<T, JsValue> {
+pub(crate) fn slots<T>(handle: u32, use_control: impl FnOnce(&rp::RetrySlots) -> Result<T, JsValue>) -> Result<T, JsValue> {
     let pick: fn(&Object) -> Option<&Control<_>> =
         |object| if let Object::Slots(control) = object { Some(control) } else { None };
     control(handle, "retrySlots", pick, rp::Dependency::retry_slots, use_control)

@@ -110,21 +110,11 @@ fn snake_case(key: &str) -> String {
 /// with string keys. Properties that are `undefined` are left out, as
 /// `JSON.stringify` does. Anything else (a function, a bigint, a class
 /// instance or a `Date`, whose fields `JSON.stringify` would change or drop, a
-/// cycle) is an `invalid_config` error naming `config` and the field.
-pub(crate) fn from_js(value: &JsValue, source: Source, config: ConfigKind) -> Result<Value, JsValue> {
-    read(value, "", &mut Reading { source, config: Some(config), ancestors: Vec::new(), values: 0, text_units: 0 })
-}
-
-/// A JS argument that is no configuration (a decision object, camelCase
-/// keys) as a tree, by the rules of [`from_js`]; what is not plain data is
+/// cycle) is an `invalid_config` error naming `config` and the field, or for
+/// an argument that is no configuration (`None`: a decision object)
 /// `invalid_argument` naming the field.
-#[cfg(feature = "tools")]
-pub(crate) fn argument_from_js(value: &JsValue) -> Result<Value, JsValue> {
-    read(
-        value,
-        "",
-        &mut Reading { source: Source::Camel, config: None, ancestors: Vec::new(), values: 0, text_units: 0 },
-    )
+pub(crate) fn from_js(value: &JsValue, source: Source, config: Option<ConfigKind>) -> Result<Value, JsValue> {
+    read(value, "", &mut Reading { source, config, ancestors: Vec::new(), values: 0, text_units: 0 })
 }
 
 /// A JS string as Rust text, or the reading error naming `path`: counted
@@ -236,7 +226,7 @@ fn read_container(value: &JsValue, path: &str, reading: &mut Reading) -> Option<
 /// A configuration argument (a plain object, camelCase keys) as the core's data
 /// tree; anything else is refused by the core's reader, as in JSON, naming `kind`.
 pub(crate) fn config_value(config: &JsValue, kind: ConfigKind) -> Result<Value, JsValue> {
-    from_js(config, Source::Camel, kind)
+    from_js(config, Source::Camel, Some(kind))
 }
 
 /// A tree as plain JS data (numbers as JS numbers: the core's values stay below 2^53).

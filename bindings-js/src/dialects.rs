@@ -51,7 +51,7 @@ pub fn service_config_read(config: &JsValue, json: bool, max_attempts_cap: &JsVa
         let value = if json {
             json_value(config, rp::config::error::ConfigKind::ServiceConfig)?
         } else {
-            data::from_js(config, Source::AsWritten, rp::config::error::ConfigKind::ServiceConfig)?
+            data::from_js(config, Source::AsWritten, Some(rp::config::error::ConfigKind::ServiceConfig))?
         };
         let max_attempts_cap = if max_attempts_cap.is_undefined() || max_attempts_cap.is_null() {
             rp::dialects::grpc::DEFAULT_MAX_ATTEMPTS_CAP

@@ -3,7 +3,9 @@
 //! (JSON text, `toConfig`/`toJson`, `explain`, `classify`, snapshots,
 //! redelivery, the gRPC dialect, admission). Built into their own wasm file,
 //! so the default entry does not download them. The core's free functions
-//! among them are generated (`functions_generated.rs`).
+//! among them are generated (`functions_generated.rs`), and so are the
+//! policy's methods that call a core function, the controls' snapshots and
+//! `Dependency.fromJson` (`tools_generated.rs`, from the methods definition).
 
 use alloc::string::String;
 
@@ -11,23 +13,19 @@ use retryplan as rp;
 use rp::Decision;
 use wasm_bindgen::prelude::*;
 
-use crate::args::{attempt_number, checked_string, ms, number, optional_ms, outcome, whole};
-use crate::controls::keep_dependency;
+use crate::args::{checked_string, optional_ms};
 use crate::data::{self, Keys, Source};
-use crate::objects::{self, Object};
+use crate::objects;
 use crate::policy::{handle_js, keep_policy};
 use crate::{either, js_error, num};
+
+include!("tools_generated.rs");
 
 #[wasm_bindgen(raw_module = "../lib/json.js")]
 extern "C" {
     /// JSON text as plain data, objects as `{entries}` (see `data::Source::Json`).
     #[wasm_bindgen(js_name = parseJson, catch)]
     fn parse_json(text: &js_sys::JsString) -> Result<JsValue, JsValue>;
-}
-
-/// Runs `use_policy` on the policy `handle` names.
-fn policy<T>(handle: u32, use_policy: impl FnOnce(&rp::Policy) -> Result<T, JsValue>) -> Result<T, JsValue> {
-    use_policy(&*objects::policy(handle)?)
 }
 
 /// Reads and validates policy JSON text (the snake_case schema shared by
@@ -56,19 +54,17 @@ pub fn policy_from_urllib3(json: &JsValue, total_timeout_ms: &JsValue) -> JsValu
 /// The normalised configuration, as a camelCase object.
 #[wasm_bindgen(js_name = _policyToConfig)]
 pub fn policy_to_config(handle: u32) -> Result<JsValue, JsValue> {
-    policy(handle, |policy| to_js(&policy.to_config()))
+    to_js(&objects::policy(handle)?.to_config())
 }
 
 /// The normalised configuration as JSON text in the shared snake_case schema.
 #[wasm_bindgen(js_name = _policyToJson)]
 pub fn policy_to_json(handle: u32) -> Result<String, JsValue> {
-    policy(handle, |policy| {
-        let config = data::to_js(&policy.to_config().to_value(), Keys::Snake);
-        Ok(js_sys::JSON::stringify_with_replacer_and_space(&config, &JsValue::NULL, &JsValue::from_f64(2.0))
-            .ok()
-            .and_then(|text| text.as_string())
-            .unwrap_or_default())
-    })
+    let config = data::to_js(&objects::policy(handle)?.to_config().to_value(), Keys::Snake);
+    Ok(js_sys::JSON::stringify_with_replacer_and_space(&config, &JsValue::NULL, &JsValue::from_f64(2.0))
+        .ok()
+        .and_then(|text| text.as_string())
+        .unwrap_or_default())
 }
 
 /// The policy's compiled form (`Policy::to_compiled`) as a `Uint8Array`.
@@ -91,92 +87,15 @@ pub fn dependency_compile(config: &JsValue, json: bool) -> JsValue {
     }))
 }
 
-/// The backoff ceilings of the first `retries` retries.
-#[wasm_bindgen(js_name = _policyCeilings)]
-pub fn policy_ceilings(handle: u32, retries: &JsValue) -> Result<js_sys::Array, JsValue> {
-    let retries = whole("retries", retries, f64::from(u32::MAX))? as u32;
-    policy(handle, |policy| {
-        Ok(rp::engine::backoff::backoff_ceilings_ms(policy, retries)
-            .map_err(js_error)?
-            .into_iter()
-            .map(|ms| JsValue::from_f64(num(ms)))
-            .collect())
-    })
-}
-
-/// What an outcome means under the policy: `{class, ambiguous?}`.
-#[wasm_bindgen(js_name = _policyClassify)]
-pub fn policy_classify(handle: u32, outcome_value: &JsValue) -> Result<JsValue, JsValue> {
-    let outcome = outcome(outcome_value)?;
-    policy(handle, |policy| to_js(&rp::outcomes::classify::classify(policy, &outcome).map_err(js_error)?))
-}
-
-/// The worst-case timeline against `deadlineMs` (from the start; `undefined`
-/// for the total timeout alone), the first attempt `firstAttemptAtMs` after the start.
-#[wasm_bindgen(js_name = _policyExplain)]
-pub fn policy_explain(handle: u32, deadline_ms: &JsValue, first_attempt_at_ms: &JsValue) -> Result<JsValue, JsValue> {
-    let deadline_ms = optional_ms("deadlineMs", deadline_ms)?;
-    let first = optional_ms("firstAttemptAtMs", first_attempt_at_ms)?.unwrap_or(0);
-    policy(handle, |policy| to_js(&rp::explain(policy, deadline_ms, first)))
-}
-
 /// Counts one decision object as returned by an operation, read by the
 /// core's one reader of a decision (`Decision::from_value`): its camelCase
 /// keys are the core's snake_case names, which its errors name.
 #[wasm_bindgen(js_name = _statsRecord)]
 pub fn stats_record(handle: u32, decision_value: &JsValue) -> Result<(), JsValue> {
-    let value = data::argument_from_js(decision_value)?;
+    let value = data::from_js(decision_value, Source::Camel, None)?;
     let decision = Decision::from_value(&value).map_err(js_error)?;
     objects::stats(handle)?.ok_or_else(|| objects::freed("stats"))?.record(&decision);
     Ok(())
-}
-
-/// Reads dependency JSON text (the shared snake_case schema): its handle, or the `RetryplanError`.
-#[wasm_bindgen(js_name = _dependencyFromJson)]
-pub fn dependency_from_json(json: &JsValue) -> JsValue {
-    handle_js(json_value(json, rp::config::error::ConfigKind::Dependency).and_then(|value| keep_dependency(&value)))
-}
-
-/// Every control's state at `nowMs`: `{budget, breaker, retrySlotsInUse}`, each `null` when absent.
-#[wasm_bindgen(js_name = _dependencySnapshot)]
-pub fn dependency_snapshot(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-    let now = ms("nowMs", now_ms)?;
-    to_js(&crate::controls::dependency(handle)?.snapshot(now))
-}
-
-/// A control's state at `nowMs`, for metrics: the budget's or the breaker's.
-#[wasm_bindgen(js_name = _controlSnapshot)]
-pub fn control_snapshot(handle: u32, now_ms: &JsValue) -> Result<JsValue, JsValue> {
-    let now = ms("nowMs", now_ms)?;
-    let snapshot = objects::with(handle, "control", |object| match object {
-        Object::Budget(control) => Ok(Ok(control.get(rp::Dependency::budget)?.snapshot(now))),
-        Object::Breaker(control) => Ok(Err(control.get(rp::Dependency::breaker)?.snapshot(now))),
-        _ => Err(objects::freed("control")),
-    })?;
-    match snapshot {
-        Ok(budget) => to_js(&budget),
-        Err(breaker) => to_js(&breaker),
-    }
-}
-
-/// What to do with a queue message after delivery number `attempts` (1 for
-/// the first) that ended with `outcome`; the message was first seen at
-/// `firstSeenMs`. `policy` is a handle (`lib/tools.js` passes it).
-#[wasm_bindgen(js_name = _redeliver)]
-pub fn redeliver(
-    policy: u32,
-    attempts: &JsValue,
-    first_seen_ms: &JsValue,
-    now_ms: &JsValue,
-    outcome_value: &JsValue,
-) -> Result<JsValue, JsValue> {
-    let attempts = attempt_number(number("attempts", attempts)?)?;
-    let first_seen = ms("firstSeenMs", first_seen_ms)?;
-    let now = ms("nowMs", now_ms)?;
-    let outcome = outcome(outcome_value)?;
-    let redelivery = rp::engine::redelivery::redeliver(&*objects::policy(policy)?, attempts, first_seen, now, &outcome)
-        .map_err(js_error)?;
-    to_js(&redelivery)
 }
 
 /// A serializable value of the core as a plain JS object with camelCase keys
@@ -198,5 +117,5 @@ pub(crate) fn json_value(
         let message = js_sys::Reflect::get(&syntax, &JsValue::from_str("message")).unwrap_or_default();
         data::reading_error(Some(config), "", "json", &message)
     })?;
-    data::from_js(&parsed, Source::Json, config)
+    data::from_js(&parsed, Source::Json, Some(config))
 }

@@ -2,7 +2,8 @@
 //! (`methods_python`), Kotlin's (`methods_kotlin`, and `methods_kotlin_engine`
 //! for a family whose `kotlin` flag is on) and JS's (`methods_js`, and
 //! `methods_js_engine` for the engine's and the driver's families, their `js`
-//! flags on; the policy's family, Kotlin's alone), once the definition is read
+//! flags on; the policy's family: Kotlin's engine writer, and
+//! `methods_js_tools` for JS's tools entry, with the controls' snapshots), once the definition is read
 //! against the core.
 
 use std::path::Path;
@@ -38,6 +39,7 @@ pub fn extend(root: &Path, outputs: &mut Vec<Output>) -> Result<(), String> {
     outputs.extend(crate::methods_js::outputs(&CONTROLS)?);
     outputs.push(crate::methods_js_engine::operation_output(root, &ENGINE)?);
     outputs.push(crate::methods_js_engine::driver_output(root, &DRIVER)?);
+    outputs.extend(crate::methods_js_tools::outputs(root, &CONTROLS, &POLICY)?);
     Ok(())
 }
 

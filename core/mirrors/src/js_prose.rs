@@ -246,17 +246,17 @@ mod tests {
         );
     }
 
-    /// No generated declaration (`.d.ts`), nor the JSDoc of the JS written from the core's functions and
-    /// controls, carries a Rust spelling of the core's docs: a path (`::`) or a generic type. (`lib/index.d.ts`
+    /// No generated declaration (`.d.ts`), nor the JSDoc of the JS written from the core's functions,
+    /// controls and policy's methods, carries a Rust spelling of the core's docs: a path (`::`) or a generic type. (`lib/index.d.ts`
     /// is hand-written around the driver's and the operation's sections, which `typescript_methods`'s test checks.)
     #[test]
     fn no_rust_spelling_reaches_a_generated_declaration() {
         let outputs = crate::generate(&crate::workspace_root()).unwrap();
-        let js = [crate::functions_js::DEFAULT_JS, crate::methods_js::JS];
+        let js = [crate::functions_js::DEFAULT_JS, crate::methods_js::JS, crate::methods_js_tools::TOOLS_JS];
         let generated = |path: &str| path.ends_with(".d.ts") && path != crate::typescript_methods::INDEX_DTS;
         let declarations: Vec<_> =
             outputs.iter().filter(|output| generated(output.path) || js.contains(&output.path)).collect();
-        assert_eq!(declarations.len(), 4, "{:?}", declarations.iter().map(|output| output.path).collect::<Vec<_>>());
+        assert_eq!(declarations.len(), 6, "{:?}", declarations.iter().map(|output| output.path).collect::<Vec<_>>());
         for output in declarations {
             for (number, line) in output.text.lines().enumerate() {
                 let rust = ["::", "Option<", "Vec<"].into_iter().find(|rust| line.contains(rust));

@@ -28,7 +28,8 @@
 //!   `Operation` and `Driver` (`methods::ENGINE`, `methods::DRIVER`): Python's
 //!   and Kotlin's exports, JS's class methods (`methods_js_engine`) and the
 //!   TypeScript declarations of their methods (`typescript_methods`); and the
-//!   `Policy`'s methods whose logic is the core's (`methods::POLICY`): Kotlin's.
+//!   `Policy`'s methods whose logic is the core's (`methods::POLICY`): Kotlin's,
+//!   and JS's tools entry's exports, methods and declarations (`methods_js_tools`).
 //!
 //! It also writes the vectors' schema (the policy's shapes from the core's
 //! `policy/schema.json`) and the case counts of the vectors' README.
@@ -58,6 +59,7 @@ mod kotlin_wire;
 mod methods;
 mod methods_js;
 mod methods_js_engine;
+mod methods_js_tools;
 mod methods_kotlin;
 mod methods_kotlin_engine;
 mod methods_python;

@@ -14,8 +14,8 @@
 //! optional boolean (false when left out), a count a whole number, a grant
 //! its object (`handleOf`: 0 when an optional one is absent), a
 //! configuration a camelCase object (`decidedConfig`), a compiled form bytes;
-//! an error comes back as a value, thrown by `decided`. Snapshots and JSON
-//! text are in JS's tools entry (`src/tools.rs`), not here;
+//! an error comes back as a value, thrown by `decided`. Snapshots are in JS's
+//! tools entry (`methods_js_tools`), and so is JSON text (`src/tools.rs`);
 //! `Dependency#clone` and the deprecated names are JS's own.
 
 use crate::js_prose::js_prose;
@@ -44,7 +44,7 @@ const DEPRECATED: [(&str, &str); 1] = [("ConcurrencyLimit", "RetrySlots")];
 /// A control's accessor: `$P` the prefix, `$C` the core type, `$V` the variant, `$F` its field, `$K` its JS name.
 const ACCESSOR: &str = "
 /// Runs `use_control` on the $N `handle` names.
-fn $P<T>(handle: u32, use_control: impl FnOnce(&rp::$C) -> Result<T, JsValue>) -> Result<T, JsValue> {
+pub(crate) fn $P<T>(handle: u32, use_control: impl FnOnce(&rp::$C) -> Result<T, JsValue>) -> Result<T, JsValue> {
     let pick: fn(&Object) -> Option<&Control<_>> =
         |object| if let Object::$V(control) = object { Some(control) } else { None };
     control(handle, \"$K\", pick, rp::Dependency::$F, use_control)
@@ -200,8 +200,14 @@ fn variant_of(name: &str) -> Result<&'static str, String> {
     found.ok_or_else(|| format!("{name}: no variant of JS's `Object` (methods_js::VARIANTS)"))
 }
 
+/// A method only JS's tools entry has (`methods_js_tools` writes it, and the constructors reading JSON text): a
+/// snapshot.
+pub(crate) fn in_tools(method: &Method) -> bool {
+    matches!(method.ret, Ret::Snapshot(_))
+}
+
 /// `Budget` -> `budget`.
-fn prefix_of(name: &str) -> Result<String, String> {
+pub(crate) fn prefix_of(name: &str) -> Result<String, String> {
     let variant = variant_of(name)?;
     Ok(variant[..1].to_ascii_lowercase() + &variant[1..])
 }
@@ -382,7 +388,7 @@ fn class_texts(classes: &[Class], class: &Class, texts: &mut Texts) -> Result<()
                     js_arg(arg)?
                 ));
             }
-            // JSON text: in JS's tools entry (`_dependencyFromJson`).
+            // JSON text: in JS's tools entry (`methods_js_tools`).
             [Arg::Json] => {}
             other => return Err(format!("{name}.{}: no JS constructor for {other:?}", constructor.name)),
         }
@@ -469,8 +475,8 @@ fn methods(
             ));
             getters.push(method.name);
             "    return _grantsOutstanding(handle(this));\n".to_owned()
-        } else if let Ret::Snapshot(_) = method.ret {
-            continue; // in JS's tools entry
+        } else if in_tools(method) {
+            continue;
         } else {
             let export = texts.export(p, &camel(method.name, true));
             own_export(class, method, p, &export, texts)?;

@@ -204,7 +204,7 @@ pub(crate) fn alias_doc(method: &Method) -> String {
 /// `nowUnixMs`, nothing `undefined`, and what JS's shapes add (a token in `holding` or `options`, a headers
 /// lookup, headers by lower-case name), as `methods_python::python_doc` and `methods_kotlin_engine::kotlin_doc`
 /// do for theirs.
-fn js_doc(method: &Method) -> String {
+pub(crate) fn js_doc(method: &Method) -> String {
     let mut text = method.doc_spelt("undefined", "nowMs", "nowUnixMs");
     let mut add = |words: &str| {
         text.push(' ');
@@ -240,7 +240,7 @@ pub(crate) fn doc(method: &Method) -> String {
 }
 
 /// The JSDoc of `text`, on one line or wrapped.
-fn wrapped(text: &str) -> String {
+pub(crate) fn wrapped(text: &str) -> String {
     let text = jsdoc(text, "  ");
     // One line while it fits in 140 columns (Biome leaves comments alone), else wrapped at 80, never
     // inside backticks.

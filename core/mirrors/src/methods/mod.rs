@@ -2,7 +2,7 @@
 //! (the shared controls, which every binding writes; the engine's `Operation`,
 //! which Python's and Kotlin's writers write, and `Driver`, which JS's writes
 //! too: [`ENGINE`], [`DRIVER`]; the `Policy`'s methods whose logic is the
-//! core's, which Kotlin's writes: [`POLICY`]), its constructors,
+//! core's, which Kotlin's and JS's tools entry write: [`POLICY`]), its constructors,
 //! methods, the kind of each argument and result, and its doc, from which
 //! `methods_python` (pyo3 and the `_native.pyi` section), `methods_kotlin`
 //! (uniffi) and `methods_js` (wasm exports and JS classes) write each
@@ -254,7 +254,8 @@ pub struct Family {
     pub python: bool,
     /// Kotlin's writer writes it (`methods_kotlin_engine`).
     pub kotlin: bool,
-    /// JS's writer writes it (`methods_js_engine`: the `Driver` class's methods).
+    /// JS's writer writes it (`methods_js_engine`: the `Driver`'s and the `Operation`'s methods;
+    /// `methods_js_tools`: the `Policy`'s, in the tools entry).
     pub js: bool,
 }
 

@@ -410,14 +410,16 @@ const fn of_policy(path: &'static str, source: &'static str) -> Option<Through> 
 
 /// A validated policy's methods whose logic is the core's: what a policy sends,
 /// its forms, and what it computes (classification, ceilings, redelivery, the
-/// worst-case timeline). Kotlin's writer writes them; each binding keeps its
-/// constructors (its own readers of a configuration: records, dicts, files,
-/// JS objects) and the methods that only convert to its own record types by
-/// hand, and Python and JS keep the whole class by hand for now.
+/// worst-case timeline). Kotlin's writer writes them, and JS's those calling
+/// a core function (its tools entry: `methods_js_tools`, which names what JS
+/// keeps by hand); each binding keeps its constructors (its own readers of a
+/// configuration: records, dicts, files, JS objects) and the methods that only
+/// convert to its own record types by hand, and Python keeps the whole class
+/// by hand for now.
 pub const POLICY: Family = Family {
     python: false,
     kotlin: true,
-    js: false,
+    js: true,
     classes: &[Class {
         name: "Policy",
         sources: &["core/src/policy/validated.rs", "core/src/policy/compiled/mod.rs", "core/src/outcomes/http.rs"],
