@@ -149,8 +149,8 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * byte-identical), so its wasm is built with the cargo profile wasm-node
  * (Cargo.toml: the binding crate, the LTO's root, at opt-level 3): 118832 B
  * (106229 B wasm + 12603 B glue) against main's 92878 B (80275 + 12603) in
- * the same run, +25954 B, for run()'s happy path at 0.85-0.88x and the
- * wasm's share of it at 0.72-0.75x (545-595 against 755-795 ns). Node does
+ * the same run, +25954 B, for run()'s happy path at 0.85-0.92x and the
+ * wasm's share of it at 0.72-0.76x (545-595 against 755-795 ns). Node does
  * not download it per page (npm installs the package once), so 119100 B.
  */
 const LIMIT = 119_100;
