@@ -2,6 +2,8 @@
 # Builds the npm package in place, both entries:
 # - `retryplan` (the default, lean entry): wasm/retryplan_js.js (wasm-bindgen
 #   `web` glue) and wasm/retryplan_js_bg.wasm, next to the hand-written lib/;
+#   only Node loads it, so it is built for speed (cargo profile wasm-node, see
+#   Cargo.toml), every other entry for size (wasm-release);
 # - `retryplan/tools`: the same crate with the `tools` feature, its own glue and
 #   wasm in tools/wasm/, and tools/lib/ (made by tools-entry.mjs from lib/);
 # - the browser runtime (`retryplan` under the `browser` and `default`
@@ -18,18 +20,18 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 cd "$root"
 
-raw="$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.wasm"
+target="$root/target/wasm32-unknown-unknown"
 # npm binaryen (never Debian's wasm-opt 108: its output crashes with current glue).
 wasm_opt="$here/node_modules/.bin/wasm-opt"
 size() { printf '%s raw %d B, gzip -9 %d B' "$1" "$(wc -c <"$2")" "$(gzip -9c "$2" | wc -c)"; }
 
-# build <out dir> [cargo features...]: the crate, its glue and its optimised wasm in <out dir>.
+# build <out dir> <cargo profile> [cargo features...]: the crate, its glue and its optimised wasm in <out dir>.
 build() {
-  local out="$1"
-  shift
-  cargo build -p retryplan-js --target wasm32-unknown-unknown --profile wasm-release --locked --quiet "$@"
+  local out="$1" profile="$2"
+  shift 2
+  cargo build -p retryplan-js --target wasm32-unknown-unknown --profile "$profile" --locked --quiet "$@"
   rm -rf "$out"
-  wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name retryplan_js "$raw"
+  wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name retryplan_js "$target/$profile/retryplan_js.wasm"
 }
 
 # shrink <out dir>: the size-optimised wasm, without names or debug information.
@@ -37,20 +39,22 @@ shrink() {
   "$wasm_opt" -Oz --strip-debug --strip-producers "$1/retryplan_js_bg.wasm" -o "$1/retryplan_js_bg.wasm"
 }
 
-build "$here/wasm"
+# The Node entry: binaryen's level makes no difference to its speed (-O2, -O3
+# and -O4 measured as -Oz within noise): -Oz, as every entry.
+build "$here/wasm" wasm-node
 # Each entry optimised as shipped but with its name section (function names):
 # test/messages.test.mjs checks the default one holds no formatting code,
 # size.mjs gives each part's share. Not part of the package.
-"$wasm_opt" -Oz -g "$here/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.lean.wasm"
+"$wasm_opt" -Oz -g "$here/wasm/retryplan_js_bg.wasm" -o "$target/wasm-release/retryplan_js.lean.wasm"
 shrink "$here/wasm"
-build "$here/tools/wasm" --features tools
-"$wasm_opt" -Oz -g "$here/tools/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.tools.wasm"
+build "$here/tools/wasm" wasm-release --features tools
+"$wasm_opt" -Oz -g "$here/tools/wasm/retryplan_js_bg.wasm" -o "$target/wasm-release/retryplan_js.tools.wasm"
 shrink "$here/tools/wasm"
-build "$here/browser/wasm" --no-default-features --features controls
-"$wasm_opt" -Oz -g "$here/browser/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.browser.wasm"
+build "$here/browser/wasm" wasm-release --no-default-features --features controls
+"$wasm_opt" -Oz -g "$here/browser/wasm/retryplan_js_bg.wasm" -o "$target/wasm-release/retryplan_js.browser.wasm"
 shrink "$here/browser/wasm"
-build "$here/browser-lean/wasm" --no-default-features
-"$wasm_opt" -Oz -g "$here/browser-lean/wasm/retryplan_js_bg.wasm" -o "$root/target/wasm32-unknown-unknown/wasm-release/retryplan_js.browser-lean.wasm"
+build "$here/browser-lean/wasm" wasm-release --no-default-features
+"$wasm_opt" -Oz -g "$here/browser-lean/wasm/retryplan_js_bg.wasm" -o "$target/wasm-release/retryplan_js.browser-lean.wasm"
 shrink "$here/browser-lean/wasm"
 node "$here/tools-entry.mjs"
 node "$here/browser-entry.mjs"
