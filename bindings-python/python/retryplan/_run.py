@@ -6,7 +6,7 @@ transports, a requests adapter) is an adapter over the engine's ``Run``
 decides when attempts start, time out, hedge, wait and end, with the value or
 error of its latest accepted result. The sequential host loop (``Run.call``,
 ``Attempts``) runs in the engine; the asyncio loop (``retryplan._async``)
-reports through ``Run.report``. One rule for an attempt that raises: the one
+reports through ``Run.settle``. One rule for an attempt that raises: the one
 failure table (``_failures``), then the ``outcome_of_error`` hook, else the
 core's verdict for an unknown error (``ambiguous``); an invalid request is rethrown unchanged.
 
