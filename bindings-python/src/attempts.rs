@@ -291,8 +291,7 @@ impl Attempts {
         let pending = if resume { self.resume(py)? } else { None };
         let next = match Ctx::of(self.run.bind(py)).step(pending)? {
             Step::Sleep(seconds) => return Ok(seconds.into_pyobject(py)?.into_any().unbind()),
-            Step::Attempt(plan) => ControlFlow::Continue(plan),
-            Step::End(ending) => ControlFlow::Break(ending),
+            Step::Next(next) => next,
         };
         Ok(self.next(py, next)?.map_or_else(|| py.None(), Py::into_any))
     }

@@ -166,10 +166,9 @@ pub(crate) fn outcome_arg(obj: &Bound<'_, PyAny>, default: Outcome) -> PyResult<
     }
 }
 
-/// One move of a sequential loop: an attempt to run, the ending, or seconds to sleep.
+/// One move of a sequential loop: the next attempt to run (`Continue`) or the ending (`Break`), or seconds to sleep.
 pub(crate) enum Step {
-    Attempt(AttemptPlan),
-    End(Ending),
+    Next(ControlFlow<Ending, AttemptPlan>),
     Sleep(f64),
 }
 
@@ -349,8 +348,8 @@ impl<'a, 'py> Ctx<'a, 'py> {
         };
         loop {
             match action {
-                Action::StartAttempt(plan) => return Ok(Step::Attempt(self.start(plan))),
-                Action::Finish(ending) => return Ok(Step::End(ending)),
+                Action::StartAttempt(plan) => return Ok(Step::Next(ControlFlow::Continue(self.start(plan)))),
+                Action::Finish(ending) => return Ok(Step::Next(ControlFlow::Break(ending))),
                 Action::Sleep { until_ms } if until_ms > now => {
                     let seconds = until_ms as f64 / 1000.0 - self.s().now(self.py)?;
                     if seconds > 0.0 {
@@ -394,8 +393,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
         };
         loop {
             match self.step(polled.take())? {
-                Step::Attempt(plan) => return Ok(ControlFlow::Continue(plan)),
-                Step::End(ending) => return Ok(ControlFlow::Break(ending)),
+                Step::Next(next) => return Ok(next),
                 Step::Sleep(seconds) => {
                     if let Err(error) = sleep.call1((seconds,)) {
                         self.cancel()?;
