@@ -2,14 +2,16 @@
 //! asyncio by `async_attempts()`) over the one sequential loop of `Run`, and
 //! the attempt `current_attempt()` returns under every helper.
 
+use std::ops::ControlFlow;
+
 use pyo3::exceptions::{PyException, PyRuntimeError};
 use pyo3::prelude::*;
-use retryplan::{Action, AttemptPlan, Held, Outcome};
+use retryplan::{Action, AttemptPlan, Ending, Held, Outcome};
 
 use crate::driver::{action_to_py, plan_arg, PyDriver};
 use crate::fault::Res;
 use crate::propagation::{headers_to_py, protocol_arg};
-use crate::run::{neither, outcome_arg, Ctx, Meaning, Run, Step};
+use crate::run::{outcome_arg, Ctx, Ended, Meaning, Run, Step};
 
 /// One attempt the driver started: its number, timeout and ids.
 ///
@@ -148,14 +150,11 @@ impl Attempt {
     ) -> PyResult<bool> {
         let outcome = Meaning::Outcome(outcome_arg(outcome, Outcome::Success)?);
         let (plan, run) = Attempt::reporting(slf)?;
-        let ctx = Ctx::of(&run);
         let (object, held) = match exception {
             Some(exception) => (Some(exception), Held::Error),
             None => (result, Held::Value),
         };
-        let (accepted, pending) = ctx.reported(plan, outcome, object, held)?;
-        run.borrow_mut().pending = Some(pending);
-        Ok(accepted)
+        Ctx::of(&run).reported_in_loop(plan, Ended(outcome, object, held))
     }
 
     /// True once the attempt reported its outcome (a block left, `report`, or cut at its abort time).
@@ -188,11 +187,7 @@ impl Attempt {
             ctx.cancel()?; // KeyboardInterrupt, a cancelled task: the caller gave up
             return Ok(false);
         }
-        let (_, pending) = match exc.is_none() {
-            true => ctx.reported(plan, Meaning::Outcome(Outcome::Success), None, Held::Value)?,
-            false => ctx.reported(plan, ctx.outcome_of(exc)?, Some(exc.clone().unbind()), Held::Error)?,
-        };
-        run.borrow_mut().pending = Some(pending);
+        ctx.reported_in_loop(plan, ctx.ended(None, Some(exc).filter(|exc| !exc.is_none()))?)?;
         Ok(!exc.is_none()) // an error is suppressed: the loop goes on (another attempt, or the typed ending)
     }
 
@@ -240,19 +235,17 @@ impl Attempts {
         Ok(self.run.borrow_mut(py).pending.take())
     }
 
-    /// The attempt for a planned step, or None at a successful ending (any other ending is raised).
-    fn next(&mut self, py: Python<'_>, action: Action) -> PyResult<Option<Py<Attempt>>> {
+    /// The attempt for a planned step (started), or None at a successful ending (any other ending is raised).
+    fn next(&mut self, py: Python<'_>, next: ControlFlow<Ending, AttemptPlan>) -> PyResult<Option<Py<Attempt>>> {
         let run = self.run.bind(py);
         self.attempt = None;
-        match action {
-            Action::StartAttempt(plan) => {
-                Ctx::of(run).start(plan);
+        match next {
+            ControlFlow::Continue(plan) => {
                 let attempt = Py::new(py, Attempt::of(run, plan, true))?;
                 self.attempt = Some(attempt.clone_ref(py));
                 Ok(Some(attempt))
             }
-            Action::Finish(ending) => Ctx::of(run).end(ending).map(|_| None),
-            _ => neither(),
+            ControlFlow::Break(ending) => Ctx::of(run).end(ending).map(|_| None),
         }
     }
 }
@@ -287,22 +280,19 @@ impl Attempts {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<Attempt>>> {
-        let action = match self.resume(py)? {
-            // A start already polled runs at once: `next_plan` would return it too, but going through it
-            // costs `attempts()` 5-8% per attempt (measured side by side, session 9).
-            Some((action @ Action::StartAttempt(_), _)) => action,
-            pending => Ctx::of(self.run.bind(py)).next_plan(self.sleep.bind(py), pending)?,
-        };
-        self.next(py, action)
+        let pending = self.resume(py)?;
+        let next = Ctx::of(self.run.bind(py)).next_plan(self.sleep.bind(py), pending)?;
+        self.next(py, next)
     }
 
     /// One move of the loop for a host that sleeps itself (asyncio): the next Attempt, the seconds to
     /// sleep before calling again with `resume=False`, or None after a success (raises any other ending).
     fn step(&mut self, py: Python<'_>, resume: bool) -> PyResult<Py<PyAny>> {
         let pending = if resume { self.resume(py)? } else { None };
-        match Ctx::of(self.run.bind(py)).step(pending)? {
-            Step::Sleep(seconds) => Ok(seconds.into_pyobject(py)?.into_any().unbind()),
-            Step::Act(action) => Ok(self.next(py, action)?.map_or_else(|| py.None(), Py::into_any)),
-        }
+        let next = match Ctx::of(self.run.bind(py)).step(pending)? {
+            Step::Sleep(seconds) => return Ok(seconds.into_pyobject(py)?.into_any().unbind()),
+            Step::Next(next) => next,
+        };
+        Ok(self.next(py, next)?.map_or_else(|| py.None(), Py::into_any))
     }
 }

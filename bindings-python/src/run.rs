@@ -14,6 +14,8 @@
 //! Observing (the `on_decision` hook, the log) and the typed endings stay in
 //! `retryplan._run`: they run only when someone listens, or at a failure.
 
+use std::ops::ControlFlow;
+
 use pyo3::exceptions::PyException;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -87,19 +89,16 @@ impl Run {
                         kwargs.set_item(key, value)?;
                     }
                 }
-                let policy = kwargs.get_item("policy")?.unwrap_or_else(|| s.policy.bind(py).clone().into_any());
-                kwargs.del_item("policy").ok();
-                for key in ["seed", "stats", "dependency"] {
-                    let value = s.config.bind(py).getattr(key)?;
-                    if !value.is_none() && !kwargs.contains(key)? {
-                        kwargs.set_item(key, value)?;
+                for key in ["policy", "seed", "stats", "dependency"] {
+                    if !kwargs.contains(key)? {
+                        kwargs.set_item(key, s.config.bind(py).getattr(key)?)?; // the helper's, unless given
                     }
                 }
                 responses = kwargs.get_item("returns_responses")?.map_or(Ok(false), |value| value.is_truthy())?;
                 kwargs.set_item("now_ms", now)?;
                 kwargs.set_item("record_events", observe)?;
-                let concurrency = s.concurrency.name();
-                let driver = py.get_type::<PyDriver>().call((policy, py.None(), concurrency), Some(&kwargs))?;
+                kwargs.set_item("concurrency", s.concurrency.name())?;
+                let driver = py.get_type::<PyDriver>().call((), Some(&kwargs))?;
                 driver.cast_into::<PyDriver>()?.unbind()
             }
         };
@@ -141,6 +140,9 @@ pub(crate) enum Meaning {
     Response(ResponseHead, u64),
 }
 
+/// How an attempt ended: what it means to the core, and what it carried (a value or an error, as held).
+pub(crate) struct Ended(pub(crate) Meaning, pub(crate) Option<Py<PyAny>>, pub(crate) Held);
+
 /// A run with what its loop reads at every step, taken once.
 pub(crate) struct Ctx<'a, 'py> {
     run: &'a Bound<'py, Run>,
@@ -164,9 +166,9 @@ pub(crate) fn outcome_arg(obj: &Bound<'_, PyAny>, default: Outcome) -> PyResult<
     }
 }
 
-/// One move of the sequential loop: an action to carry out (a start, the ending), or seconds to sleep.
+/// One move of a sequential loop: the next attempt to run (`Continue`) or the ending (`Break`), or seconds to sleep.
 pub(crate) enum Step {
-    Act(Action),
+    Next(ControlFlow<Ending, AttemptPlan>),
     Sleep(f64),
 }
 
@@ -189,11 +191,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
         Ok(())
     }
 
-    /// The next action from the driver; what it says to release is dropped (a response: closed) here.
-    pub(crate) fn poll(&self) -> PyResult<Action> {
-        self.poll_at(self.s().now_ms(self.py)?)
-    }
-
+    /// The next action from the driver at `now`; what it says to release is dropped (a response: closed) here.
     fn poll_at(&self, now: u64) -> PyResult<Action> {
         loop {
             let action = self.driver.borrow_mut().inner.poll_action(now);
@@ -227,16 +225,10 @@ impl<'a, 'py> Ctx<'a, 'py> {
         }
     }
 
-    /// Hands in how `plan`'s attempt ended at `now`; true when accepted. What it carried (`object`, held
-    /// as `held`) is kept under a token until the driver says what becomes of it.
-    pub(crate) fn report(
-        &self,
-        now: u64,
-        plan: AttemptPlan,
-        meaning: Meaning,
-        object: Option<Py<PyAny>>,
-        held: Held,
-    ) -> PyResult<bool> {
+    /// Hands in how `plan`'s attempt ended at `now`; true when accepted. What it carried is kept under a
+    /// token until the driver says what becomes of it.
+    pub(crate) fn report(&self, now: u64, plan: AttemptPlan, ended: Ended) -> PyResult<bool> {
+        let Ended(meaning, object, held) = ended;
         let object = object.filter(|object| !object.is_none(self.py));
         if self.observe {
             self.run.borrow_mut().handed_in = object.as_ref().map(|object| object.clone_ref(self.py));
@@ -281,16 +273,17 @@ impl<'a, 'py> Ctx<'a, 'py> {
 
     /// Hands in how `plan`'s attempt ended: whether accepted, and the next action with the clock reading
     /// it was polled at (one reading for both).
-    pub(crate) fn reported(
-        &self,
-        plan: AttemptPlan,
-        meaning: Meaning,
-        object: Option<Py<PyAny>>,
-        held: Held,
-    ) -> PyResult<(bool, (Action, u64))> {
+    pub(crate) fn reported(&self, plan: AttemptPlan, ended: Ended) -> PyResult<(bool, (Action, u64))> {
         let now = self.s().now_ms(self.py)?;
-        let accepted = self.report(now, plan, meaning, object, held)?;
+        let accepted = self.report(now, plan, ended)?;
         Ok((accepted, (self.poll_at(now)?, now)))
+    }
+
+    /// `reported`, for an attempt loop: the next action is kept for its next step.
+    pub(crate) fn reported_in_loop(&self, plan: AttemptPlan, ended: Ended) -> PyResult<bool> {
+        let (accepted, pending) = self.reported(plan, ended)?;
+        self.run.borrow_mut().pending = Some(pending);
+        Ok(accepted)
     }
 
     /// What an attempt's error means: the failure table, else the hook, else the core's verdict for an
@@ -333,20 +326,21 @@ impl<'a, 'py> Ctx<'a, 'py> {
     }
 
     /// How an attempt that returned `value` or raised `error` ended, and what it carried.
-    fn meaning(
+    pub(crate) fn ended(
         &self,
         value: Option<&Bound<'py, PyAny>>,
         error: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<(Meaning, Option<Py<PyAny>>, Held)> {
-        match (error, value) {
-            (Some(error), _) => Ok((self.outcome_of(error)?, Some(error.clone().unbind()), Held::Error)),
-            (None, Some(value)) => Ok((self.outcome_of_value(value)?, Some(value.clone().unbind()), Held::Value)),
-            (None, None) => Ok((Meaning::Outcome(Outcome::Success), None, Held::Value)),
-        }
+    ) -> PyResult<Ended> {
+        Ok(match (error, value) {
+            (Some(error), _) => Ended(self.outcome_of(error)?, Some(error.clone().unbind()), Held::Error),
+            (None, Some(value)) => Ended(self.outcome_of_value(value)?, Some(value.clone().unbind()), Held::Value),
+            (None, None) => Ended(Meaning::Outcome(Outcome::Success), None, Held::Value),
+        })
     }
 
-    /// One move from `action` polled at `now` (else a new poll): an attempt to run, the ending, or the
-    /// seconds to sleep. A wait already over is polled again at once, at the same reading of the clock.
+    /// One move from `action` polled at `now` (else a new poll): an attempt to run (started: the attempt
+    /// running), the ending, or the seconds to sleep. A wait already over is polled again at once, at the
+    /// same reading of the clock.
     pub(crate) fn step(&self, polled: Option<(Action, u64)>) -> PyResult<Step> {
         let (mut action, mut now) = match polled {
             Some(polled) => polled,
@@ -354,6 +348,8 @@ impl<'a, 'py> Ctx<'a, 'py> {
         };
         loop {
             match action {
+                Action::StartAttempt(plan) => return Ok(Step::Next(ControlFlow::Continue(self.start(plan)))),
+                Action::Finish(ending) => return Ok(Step::Next(ControlFlow::Break(ending))),
                 Action::Sleep { until_ms } if until_ms > now => {
                     let seconds = until_ms as f64 / 1000.0 - self.s().now(self.py)?;
                     if seconds > 0.0 {
@@ -361,11 +357,19 @@ impl<'a, 'py> Ctx<'a, 'py> {
                     }
                     (action, now) = self.poll_now()?;
                 }
-                // One attempt at a time: an aborted one has returned already (late, and discarded).
-                Action::Sleep { .. } | Action::AbortAttempt { .. } => action = self.poll_at(now)?,
-                next => return Ok(Step::Act(next)),
+                // One attempt at a time: an aborted one has returned already (late, and discarded); `poll`
+                // has dropped what a release names.
+                Action::Sleep { .. } | Action::AbortAttempt { .. } | Action::Release { .. } => {
+                    action = self.poll_at(now)?
+                }
             }
         }
+    }
+
+    /// `plan` starts: the attempt running.
+    fn start(&self, plan: AttemptPlan) -> AttemptPlan {
+        self.run.borrow_mut().plan = Some(plan);
+        plan
     }
 
     fn poll_now(&self) -> PyResult<(Action, u64)> {
@@ -373,11 +377,23 @@ impl<'a, 'py> Ctx<'a, 'py> {
         Ok((self.poll_at(now)?, now))
     }
 
-    /// The next attempt to run, sleeping (cancellably) as the driver says; or the ending.
-    pub(crate) fn next_plan(&self, sleep: &Bound<'py, PyAny>, mut polled: Option<(Action, u64)>) -> PyResult<Action> {
+    /// The next attempt to run (started), sleeping (cancellably) as the driver says; or the ending.
+    #[inline(always)]
+    pub(crate) fn next_plan(
+        &self,
+        sleep: &Bound<'py, PyAny>,
+        polled: Option<(Action, u64)>,
+    ) -> PyResult<ControlFlow<Ending, AttemptPlan>> {
+        let mut polled = match polled {
+            // The common moves, taken here: an Action is large, and each hand-on through `step` copies it
+            // (through it, `@retry` and `attempts()` are 3-8% slower per attempt: sessions 9 and 14).
+            Some((Action::StartAttempt(plan), _)) => return Ok(ControlFlow::Continue(self.start(plan))),
+            Some((Action::Finish(ending), _)) => return Ok(ControlFlow::Break(ending)),
+            polled => polled,
+        };
         loop {
             match self.step(polled.take())? {
-                Step::Act(action) => return Ok(action),
+                Step::Next(next) => return Ok(next),
                 Step::Sleep(seconds) => {
                     if let Err(error) = sleep.call1((seconds,)) {
                         self.cancel()?;
@@ -386,11 +402,6 @@ impl<'a, 'py> Ctx<'a, 'py> {
                 }
             }
         }
-    }
-
-    /// `plan` starts: the attempt running.
-    pub(crate) fn start(&self, plan: AttemptPlan) {
-        self.run.borrow_mut().plan = Some(plan);
     }
 
     /// Runs the operation one blocking attempt at a time; returns the ending.
@@ -409,64 +420,39 @@ impl<'a, 'py> Ctx<'a, 'py> {
         };
         let mut polled = Some((self.poll_at(at)?, at));
         loop {
-            let plan = match polled.take() {
-                // The common move, matched here: an Action is large, and each hand-on through `next_plan` copies it.
-                Some((Action::StartAttempt(plan), _)) => plan,
-                Some((Action::Finish(ending), _)) => return Ok(ending),
-                polled => match self.next_plan(sleep, polled)? {
-                    Action::StartAttempt(plan) => plan,
-                    Action::Finish(ending) => return Ok(ending),
-                    _ => neither()?,
-                },
+            let plan = match self.next_plan(sleep, polled.take())? {
+                ControlFlow::Continue(plan) => plan,
+                ControlFlow::Break(ending) => return Ok(ending),
             };
-            self.start(plan);
-            let (meaning, object, held) = match attempt.call(args, kwargs) {
-                Ok(value) => self.meaning(Some(&value), None)?,
+            let ended = match attempt.call(args, kwargs) {
+                Ok(value) => self.ended(Some(&value), None)?,
                 Err(error) if error.is_instance_of::<PyException>(py) => {
-                    self.meaning(None, Some(error.into_value(py).bind(py).as_any()))?
+                    self.ended(None, Some(error.into_value(py).bind(py).as_any()))?
                 }
                 Err(interrupted) => {
                     self.cancel()?; // KeyboardInterrupt, SystemExit: the caller gave up
                     return Err(interrupted);
                 }
             };
-            polled = Some(self.reported(plan, meaning, object, held)?.1);
+            polled = Some(self.reported(plan, ended)?.1);
         }
-    }
-
-    /// What the ending concerns, taken from what the host holds (the rest dropped): returned or not.
-    fn ending_result(&self, ending: &Ending) -> PyResult<Option<(bool, Kept)>> {
-        let (result, rest) = {
-            let mut run = self.run.borrow_mut();
-            let result =
-                ending.result.and_then(|result| run.take_kept(result.token).map(|kept| (result.returned, kept)));
-            (result, std::mem::take(&mut run.kept))
-        };
-        for (_, kept) in rest {
-            if kept.held == Held::Value {
-                self.dispose(Some(kept.object))?;
-            }
-        }
-        Ok(result)
     }
 
     /// The value the ending returns and until when it is readable (ms; None: the caller's, a success's);
     /// or raises the typed ending (GaveUpError, ReconcileRequiredError, RestartRequiredError), as the driver says.
+    /// The driver has released every other result the host held (its releases come before its ending).
     pub(crate) fn end_with_window(&self, ending: Ending) -> PyResult<(Py<PyAny>, Option<u64>)> {
-        let succeeded = matches!(ending.decision, retryplan::Decision::Succeeded { .. });
-        let readable_until_ms = ending.result.and_then(|result| result.readable_until_ms);
-        let (value, error) = match self.ending_result(&ending)? {
-            Some((true, kept)) => return Ok((kept.object, readable_until_ms)),
-            Some((false, Kept { object, held: Held::Error, .. })) => (None, Some(object)),
-            // A response is not the caller's once the ending is raised: closed; a function's value rides on it.
-            Some((false, Kept { object, .. })) if self.s().dispose.is_some() => {
-                (self.dispose(Some(object)).map(|()| None)?, None)
+        let held = ending.result.and_then(|result| Some((result, self.run.borrow_mut().take_kept(result.token)?)));
+        let error = match held {
+            Some((result, kept)) if result.returned => return Ok((kept.object, result.readable_until_ms)),
+            // Not returned: an error the ending is raised with (the driver releases a value it does not return).
+            Some((_, kept)) => Some(kept.object),
+            None if matches!(ending.decision, retryplan::Decision::Succeeded { .. }) => {
+                return Ok((self.py.None(), None))
             }
-            Some((false, kept)) => (Some(kept.object), None),
-            None if succeeded => return Ok((self.py.None(), None)),
-            None => (None, None),
+            None => None,
         };
-        Err(self.failure(ending, value, error)?)
+        Err(self.failure(ending, error)?)
     }
 
     /// The winner's value, or raises the typed ending.
@@ -474,11 +460,11 @@ impl<'a, 'py> Ctx<'a, 'py> {
         self.end_with_window(ending).map(|(value, _)| value)
     }
 
-    /// The typed ending, carrying what the ending's held result was.
-    fn failure(&self, ending: Ending, value: Option<Py<PyAny>>, error: Option<Py<PyAny>>) -> PyResult<PyErr> {
+    /// The typed ending, caused by the error the ending's held result was.
+    fn failure(&self, ending: Ending, error: Option<Py<PyAny>>) -> PyResult<PyErr> {
         let (py, ending) = (self.py, action_to_py(self.py, Action::Finish(ending))?);
         let helpers = self.s().shared.helpers.bind(py);
-        Ok(PyErr::from_value(helpers.call_method1(intern!(py, "failure"), (self.run, ending, value, error))?))
+        Ok(PyErr::from_value(helpers.call_method1(intern!(py, "failure"), (self.run, ending, error))?))
     }
 }
 
@@ -530,7 +516,8 @@ impl Run {
 
     /// The next action (observed when someone listens).
     fn poll(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        action_to_py(slf.py(), Ctx::of(slf).poll()?)
+        let ctx = Ctx::of(slf);
+        action_to_py(slf.py(), ctx.poll_at(ctx.s().now_ms(slf.py())?)?)
     }
 
     /// Hands in how `plan`'s attempt ended: it raised `error` (the failure table, the hook, `not_retryable`;
@@ -544,8 +531,8 @@ impl Run {
         error: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
         let (ctx, plan) = (Ctx::of(slf), plan_arg(plan)?);
-        let (meaning, object, held) = ctx.meaning(Some(value), error)?;
-        ctx.report(ctx.s().now_ms(slf.py())?, plan, meaning, object, held)
+        let ended = ctx.ended(Some(value), error)?;
+        ctx.report(ctx.s().now_ms(slf.py())?, plan, ended)
     }
 
     /// The caller gave up on the operation (a cancelled task, a KeyboardInterrupt): it ends `cancelled`.
@@ -585,9 +572,4 @@ fn ending_arg(ending: &Bound<'_, PyAny>) -> PyResult<Ending> {
         Some(Action::Finish(ending)) => Ok(ending),
         _ => Err(PyErr::from(wrong_type("ending", "a retryplan.Ending", ending))),
     }
-}
-
-/// What `next_plan` never returns (it returns a start or the ending), refused rather than looped on.
-pub(crate) fn neither<T>() -> PyResult<T> {
-    Err(pyo3::exceptions::PyRuntimeError::new_err("the driver planned neither an attempt nor the end"))
 }

@@ -98,8 +98,7 @@ async def _attempt(run: Run, start: Callable[[Attempt], Awaitable[Any]], plan: A
 
 def _report(run: Run, task: asyncio.Task[Any], plans: Dict[Any, AttemptPlan], running: Dict[int, Any]) -> None:
     plan = plans.pop(task)
-    if running.get(plan.attempt) is task:
-        del running[plan.attempt]
+    running.pop(plan.attempt, None)  # unless aborted already
     if task.cancelled():
         return  # aborted: the driver has counted it already
     error = task.exception()

@@ -357,3 +357,61 @@ fn a_failed_response_returned_at_the_end_is_readable_until_its_attempts_abort_ti
     let ending = finished(driver.poll_action(40).unwrap());
     assert_eq!(ending.result, Some(EndingResult { token: 31, returned: false, readable_until_ms: None }));
 }
+
+/// What a host holds comes back to it exactly once before the Finish: each token it hands in is discarded at
+/// once, released by an action, or the ending's result; and an ending that does not return its result raises
+/// with an error (a value it does not return is released). A host that keeps values and errors by token (the
+/// Python binding's `Run`) relies on both: it sweeps nothing at the end and raises with what the ending names.
+#[test]
+fn every_token_comes_back_once_before_the_finish_and_an_ending_that_raises_holds_an_error() {
+    let retryable = Outcome::Application { verdict: crate::Verdict::Retryable };
+    let refused = Outcome::Application { verdict: crate::Verdict::NotRetryable };
+    let (value, error) = (Held::Value, Held::Error);
+    // Each attempt's result, how the host holds it, and how long after its start it comes (over 300: late).
+    let scripts: [[(Outcome, Held, u64); 3]; 6] = [
+        [(UNAVAILABLE, value, 40), (UNAVAILABLE, value, 40), (UNAVAILABLE, value, 40)],
+        [(retryable, error, 40), (retryable, error, 40), (retryable, error, 40)],
+        [(UNAVAILABLE, value, 40), (retryable, error, 40), (Outcome::Success, value, 40)],
+        [(retryable, error, 40), (Outcome::Success, value, 400), (UNAVAILABLE, value, 40)],
+        [(UNAVAILABLE, value, 40), (refused, error, 40), (UNAVAILABLE, value, 40)],
+        [(retryable, value, 40), (UNAVAILABLE, error, 40), (refused, value, 40)],
+    ];
+    for returns_responses in [false, true] {
+        for (index, script) in scripts.iter().enumerate() {
+            for cancel_after in [None, Some(1), Some(2)] {
+                let label = format!("script {index}, returns_responses {returns_responses}, cancel {cancel_after:?}");
+                let options = DriverOptions { returns_responses, ..DriverOptions::default() };
+                let mut driver = Driver::new(&policy(PLAIN), 0, OperationOptions::new(7), options).unwrap();
+                let (mut now_ms, mut handed, mut back) = (0, 0, Vec::new());
+                let ending = loop {
+                    match driver.poll_action(now_ms).unwrap() {
+                        Action::StartAttempt(plan) => {
+                            let (outcome, held, after_ms) = script[handed];
+                            now_ms += after_ms;
+                            let token = handed as u64;
+                            let receipt = driver.handle_result_with_token(now_ms, plan.attempt, outcome, token, held);
+                            if receipt.unwrap() == Receipt::Discarded {
+                                back.push(token);
+                            }
+                            handed += 1;
+                            if cancel_after == Some(handed) {
+                                driver.handle_cancel(now_ms);
+                            }
+                        }
+                        Action::Release { token } => back.push(token),
+                        Action::Sleep { until_ms } => now_ms = now_ms.max(until_ms),
+                        Action::AbortAttempt { .. } => {}
+                        Action::Finish(ending) => break ending,
+                    }
+                };
+                if let Some(result) = ending.result {
+                    back.push(result.token);
+                    let held = script[usize::try_from(result.token).unwrap()].1;
+                    assert!(result.returned || held == Held::Error, "{label}: raises with a value");
+                }
+                back.sort_unstable();
+                assert_eq!(back, (0..handed as u64).collect::<Vec<_>>(), "{label}: each token back once");
+            }
+        }
+    }
+}
