@@ -7,7 +7,8 @@ use retryplan::config::value::Named;
 use retryplan::wire::{self, input, output, ActionKind, InputKind, INPUT_WORDS, NONE, OUTPUT_WORDS};
 use retryplan::{Action, Driver, DriverOptions, Held, OperationOptions, Outcome, Policy};
 
-/// Every kind of action, from a driver: start, sleep, start, release, abort (the caller's cancel), finish.
+/// Every kind of action, from a driver of a host of responses: start, sleep, start, abort and release (the
+/// caller's cancel: the 503 it holds is closed), finish.
 fn one_run(driver: &mut Driver) -> Vec<Action> {
     let mut actions = vec![driver.poll_action(0).unwrap()];
     driver
@@ -31,7 +32,9 @@ fn one_run(driver: &mut Driver) -> Vec<Action> {
 
 fn driver() -> Driver {
     let policy = Policy::from_json(r#"{"max_attempts": 3, "jitter": {"kind": "none"}}"#).unwrap();
-    Driver::new(&policy, 0, OperationOptions::new(1), DriverOptions::default()).unwrap()
+    // A host of responses: the response it holds when the caller cancels is released (closed), not raised with.
+    let options = DriverOptions { returns_responses: true, ..DriverOptions::default() };
+    Driver::new(&policy, 0, OperationOptions::new(1), options).unwrap()
 }
 
 #[test]

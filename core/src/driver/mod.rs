@@ -52,10 +52,12 @@
 //!    response, value or error: [`Driver::handle_result_with_token`],
 //!    [`Driver::handle_response`]). The driver answers which token to drop
 //!    now ([`Receipt::Discarded`], [`Action::Release`]) and which one the
-//!    ending returns or raises with as its cause ([`Ending::result`]): the
-//!    winner's on success; for a host that returns responses
+//!    ending returns or raises with ([`Ending::result`]): the winner's on
+//!    success; for a host that returns responses
 //!    ([`DriverOptions::returns_responses`]) the last response unless the
-//!    ending is a reconcile or the caller's cancel. A late or aborted
+//!    ending is a reconcile or the caller's cancel (then it is released);
+//!    otherwise the last result, raised with (an error as the cause, a
+//!    function's value as the last value). A late or aborted
 //!    attempt's result can never reach the caller, and no host keeps a "last
 //!    result" of its own. [`Ending::last_result`] says how the last attempt
 //!    ended, for messages.
@@ -301,8 +303,8 @@ impl Driver {
     /// `held`). From then on the driver says what becomes of it: the
     /// receipt [`Receipt::Discarded`] (drop it now), a later
     /// [`Action::Release`] naming the token (drop it then), or the ending's
-    /// [`Ending::result`] (return it, or raise the ending with it as the
-    /// cause). A host that hands every result in this way keeps no "last
+    /// [`Ending::result`] (return it, or raise the ending with it: an error
+    /// as the cause, a function's value as the last value). A host that hands every result in this way keeps no "last
     /// result" of its own, and a late or aborted attempt's result can never
     /// reach its caller.
     ///
@@ -536,7 +538,8 @@ impl Driver {
             if self.returns_held(decision, held) {
                 let succeeded = matches!(decision, Decision::Succeeded { .. });
                 Some(EndingResult { token, returned: true, readable_until_ms: (!succeeded).then_some(abort_at_ms) })
-            } else if held == Held::Error {
+            } else if held == Held::Error || !self.returns_responses {
+                // Raised with it: an error as the cause, a function's value as the ending's last value.
                 Some(EndingResult { token, returned: false, readable_until_ms: None })
             } else {
                 self.releases.push_back(token);

@@ -358,12 +358,48 @@ fn a_failed_response_returned_at_the_end_is_readable_until_its_attempts_abort_ti
     assert_eq!(ending.result, Some(EndingResult { token: 31, returned: false, readable_until_ms: None }));
 }
 
+/// A function's last value rides on the ending that raises (Python's `last_result`): the host of a function is
+/// not told to drop it, as a host of responses is told to close its last response when it raises.
+#[test]
+fn a_raised_ending_holds_a_functions_last_value_and_a_response_is_released() {
+    let retryable = Outcome::Application { verdict: crate::Verdict::Retryable };
+    for returns_responses in [false, true] {
+        let options = DriverOptions { returns_responses, ..DriverOptions::default() };
+        let mut driver = Driver::new(&policy(PLAIN), 0, OperationOptions::new(7), options).unwrap();
+        let (mut now_ms, mut released, mut token) = (0, Vec::new(), 40);
+        let ending = loop {
+            match driver.poll_action(now_ms).unwrap() {
+                Action::StartAttempt(plan) => {
+                    now_ms += 10;
+                    token += 1;
+                    // A value the policy retries: a function's (classified by its hook), or a response's 409.
+                    let receipt = driver.handle_result_with_token(now_ms, plan.attempt, retryable, token, Held::Value);
+                    assert_eq!(receipt, Ok(Receipt::Accepted));
+                    driver.handle_cancel(now_ms); // the caller's cancel: an ending that returns nothing
+                }
+                Action::Release { token } => released.push(token),
+                Action::Sleep { until_ms } => now_ms = until_ms,
+                Action::AbortAttempt { .. } => {}
+                Action::Finish(ending) => break ending,
+            }
+        };
+        assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::Cancelled, .. }));
+        if returns_responses {
+            assert_eq!((ending.result, released), (None, vec![41]));
+        } else {
+            assert_eq!(ending.result, Some(EndingResult { token: 41, returned: false, readable_until_ms: None }));
+            assert_eq!(released, Vec::<u64>::new());
+        }
+    }
+}
+
 /// What a host holds comes back to it exactly once before the Finish: each token it hands in is discarded at
 /// once, released by an action, or the ending's result; and an ending that does not return its result raises
-/// with an error (a value it does not return is released). A host that keeps values and errors by token (the
-/// Python binding's `Run`) relies on both: it sweeps nothing at the end and raises with what the ending names.
+/// with an error, or with a function's value (its last value), never with a response (released: closed). A host
+/// that keeps values and errors by token (the Python binding's `Run`) relies on both: it sweeps nothing at the
+/// end and raises with what the ending names.
 #[test]
-fn every_token_comes_back_once_before_the_finish_and_an_ending_that_raises_holds_an_error() {
+fn every_token_comes_back_once_before_the_finish_and_an_ending_never_raises_with_a_response() {
     let retryable = Outcome::Application { verdict: crate::Verdict::Retryable };
     let refused = Outcome::Application { verdict: crate::Verdict::NotRetryable };
     let (value, error) = (Held::Value, Held::Error);
@@ -407,7 +443,10 @@ fn every_token_comes_back_once_before_the_finish_and_an_ending_that_raises_holds
                 if let Some(result) = ending.result {
                     back.push(result.token);
                     let held = script[usize::try_from(result.token).unwrap()].1;
-                    assert!(result.returned || held == Held::Error, "{label}: raises with a value");
+                    assert!(
+                        result.returned || held == Held::Error || !returns_responses,
+                        "{label}: raises with a response"
+                    );
                 }
                 back.sort_unstable();
                 assert_eq!(back, (0..handed as u64).collect::<Vec<_>>(), "{label}: each token back once");
