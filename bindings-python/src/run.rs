@@ -443,16 +443,18 @@ impl<'a, 'py> Ctx<'a, 'py> {
     /// The driver has released every other result the host held (its releases come before its ending).
     pub(crate) fn end_with_window(&self, ending: Ending) -> PyResult<(Py<PyAny>, Option<u64>)> {
         let held = ending.result.and_then(|result| Some((result, self.run.borrow_mut().take_kept(result.token)?)));
-        let error = match held {
+        let (value, error) = match held {
             Some((result, kept)) if result.returned => return Ok((kept.object, result.readable_until_ms)),
-            // Not returned: an error the ending is raised with (the driver releases a value it does not return).
-            Some((_, kept)) => Some(kept.object),
+            // Not returned: raised with it, an error as the cause, a function's value as `last_result` (the
+            // driver has the response of an HTTP helper closed instead).
+            Some((_, Kept { object, held: Held::Error })) => (None, Some(object)),
+            Some((_, Kept { object, held: Held::Value })) => (Some(object), None),
             None if matches!(ending.decision, retryplan::Decision::Succeeded { .. }) => {
                 return Ok((self.py.None(), None))
             }
-            None => None,
+            None => (None, None),
         };
-        Err(self.failure(ending, error)?)
+        Err(self.failure(ending, value, error)?)
     }
 
     /// The winner's value, or raises the typed ending.
@@ -460,11 +462,11 @@ impl<'a, 'py> Ctx<'a, 'py> {
         self.end_with_window(ending).map(|(value, _)| value)
     }
 
-    /// The typed ending, caused by the error the ending's held result was.
-    fn failure(&self, ending: Ending, error: Option<Py<PyAny>>) -> PyResult<PyErr> {
+    /// The typed ending, carrying the ending's held result: the value it returned or the error it raised.
+    fn failure(&self, ending: Ending, value: Option<Py<PyAny>>, error: Option<Py<PyAny>>) -> PyResult<PyErr> {
         let (py, ending) = (self.py, action_to_py(self.py, Action::Finish(ending))?);
         let helpers = self.s().shared.helpers.bind(py);
-        Ok(PyErr::from_value(helpers.call_method1(intern!(py, "failure"), (self.run, ending, error))?))
+        Ok(PyErr::from_value(helpers.call_method1(intern!(py, "failure"), (self.run, ending, value, error))?))
     }
 }
 

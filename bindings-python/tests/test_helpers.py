@@ -142,6 +142,40 @@ def test_outcome_of_result_and_custom_mapping() -> None:
     assert clock.slept == [0.1, 0.25]  # Retry-After 250 ms raised the 200 ms backoff
 
 
+def test_the_last_value_rides_on_the_ending_that_raises() -> None:
+    """A value the policy retries until the end is the ending's ``last_result`` (as the README says), in every loop:
+    ``@retry`` on a function and on a coroutine function, and ``attempts()`` reporting a result."""
+    clock = FakeClock()
+    policy = Policy(max_attempts=3, jitter={"kind": "none"})
+    busy = lambda value: Outcome.http_status(503)  # noqa: E731
+    answers = iter(["busy 1", "busy 2", "busy 3"])
+
+    @retryplan.retry(policy, clock=clock, sleep=clock.sleep, seed=1, outcome_of_result=busy)
+    def call() -> str:
+        return next(answers)
+
+    with pytest.raises(GaveUpError) as raised:
+        call()
+    assert (raised.value.reason, raised.value.last_result, raised.value.cause) == ("attempts_exhausted", "busy 3", None)
+
+    async def no_sleep(seconds: float) -> None:
+        clock.now += seconds
+
+    @retryplan.retry(policy, clock=clock, sleep=no_sleep, seed=1, outcome_of_result=busy)
+    async def call_async() -> str:
+        return "busy async"
+
+    with pytest.raises(GaveUpError) as raised:
+        asyncio.run(call_async())
+    assert raised.value.last_result == "busy async"
+
+    with pytest.raises(GaveUpError) as raised:
+        for attempt in retryplan.attempts(policy, clock=clock, sleep=clock.sleep, seed=2):
+            with attempt:
+                attempt.report(Outcome.http_status(503), result=f"response {attempt.attempt}")
+    assert raised.value.last_result == "response 3"
+
+
 def test_attempt_loop_success_and_give_up() -> None:
     clock = FakeClock()
     count = 0

@@ -238,9 +238,9 @@ def logged(run: Run, decision: Decision) -> None:
         log.log(level, "retryplan %s: %s", run.name, decision.describe(), extra=extra)
 
 
-def failure(run: Run, ending: Ending, error: Optional[BaseException]) -> OperationFailedError:
-    """The typed ending of ``run``, caused by ``error``, what the deciding attempt raised (called by the engine;
-    a value no ending returns, the driver has released: ``last_result`` stays None)."""
+def failure(run: Run, ending: Ending, value: Any, error: Optional[BaseException]) -> OperationFailedError:
+    """The typed ending of ``run`` (``value`` and ``error``: the deciding attempt's, when it returned or raised),
+    caused by ``error`` (called by the engine)."""
     from ._errors import GaveUpError, ReconcileRequiredError, RestartRequiredError
 
     decision, last = ending.decision, ending.last_result
@@ -250,7 +250,7 @@ def failure(run: Run, ending: Ending, error: Optional[BaseException]) -> Operati
     cls = GaveUpError if kind is GaveUp else ReconcileRequiredError if kind is Reconcile else RestartRequiredError
     key, outcome = run.driver.idempotency_key, None if last is None else last.outcome
     message = ending.message(str(run.name), key) or repr(decision)  # the core's whole text, every language's
-    exception = cls(message, decision, idempotency_key=key, last_outcome=outcome, cause=error)
+    exception = cls(message, decision, idempotency_key=key, last_outcome=outcome, cause=error, last_result=value)
     exception.__cause__ = error
     return exception
 
