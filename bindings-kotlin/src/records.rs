@@ -506,8 +506,10 @@ pub struct EndingResult {
     /// The host's token for it.
     pub token: i64,
     /// True: return the value held under `token` (the winner's on success; for a host that returns responses, the last
-    /// response unless the ending is a reconcile or the caller's cancel). False: raise the typed ending, with the error
-    /// held under `token` as its cause.
+    /// response unless the ending is a reconcile or the caller's cancel). False: raise the typed ending with what is
+    /// held under `token`: an error as its cause; a value, which only a host of functions is left holding (a host of
+    /// responses is told to close a response the ending does not return), as the ending's last value (the typed ending
+    /// carries it), dropped after.
     pub returned: bool,
     /// Until when (the host's monotonic ms) the returned value stays the caller's to read: the abort time of the
     /// attempt that produced it when the ending returns it (`returned`) and is not `Decision.Succeeded` (a host that
@@ -536,8 +538,9 @@ pub struct Ending {
     /// when no attempt ended before the operation did. For `Succeeded` it is the winner's.
     pub last_result: Option<AttemptResult>,
     /// What the host does with the one result it still holds, when the last result was handed in with a token: return
-    /// it, or raise the ending with it as the cause. `None` when the host holds nothing the ending needs (any value it
-    /// held was released before this action): raise the ending alone.
+    /// it, or raise the ending with it (an error as its cause, a function's value as its last value). `None` when the
+    /// host holds nothing the ending needs (a response it does not return was released before this action): raise the
+    /// ending alone.
     pub result: Option<EndingResult>,
 }
 

@@ -52,8 +52,9 @@ ending_class!(
         /// `None` when no attempt ended before the operation did. For `Succeeded` it is the winner's.
         last_result,
         /// What the host does with the one result it still holds, when the last result was handed in with a token:
-        /// return it, or raise the ending with it as the cause. `None` when the host holds nothing the ending needs
-        /// (any value it held was released before this action): raise the ending alone.
+        /// return it, or raise the ending with it (an error as its cause, a function's value as its last value). `None`
+        /// when the host holds nothing the ending needs (a response it does not return was released before this
+        /// action): raise the ending alone.
         result,
     }
 );

@@ -6,8 +6,10 @@ record_classes!(
         /// The host's token for it.
         token,
         /// True: return the value held under `token` (the winner's on success; for a host that returns responses, the
-        /// last response unless the ending is a reconcile or the caller's cancel). False: raise the typed ending, with
-        /// the error held under `token` as its cause.
+        /// last response unless the ending is a reconcile or the caller's cancel). False: raise the typed ending with
+        /// what is held under `token`: an error as its cause; a value, which only a host of functions is left holding
+        /// (a host of responses is told to close a response the ending does not return), as the ending's last value
+        /// (the typed ending carries it), dropped after.
         returned,
         /// Until when (the host's monotonic ms) the returned value stays the caller's to read: the abort time of the
         /// attempt that produced it when the ending returns it (`returned`) and is not `Succeeded` (a host that returns

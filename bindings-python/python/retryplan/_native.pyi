@@ -1035,8 +1035,9 @@ class Ending(Action):
     @property
     def result(self) -> Optional[EndingResult]:
         """What the host does with the one result it still holds, when the last result was handed in with a token:
-        return it, or raise the ending with it as the cause. ``None`` when the host holds nothing the ending needs (any
-        value it held was released before this action): raise the ending alone."""
+        return it, or raise the ending with it (an error as its cause, a function's value as its last value). ``None``
+        when the host holds nothing the ending needs (a response it does not return was released before this action):
+        raise the ending alone."""
     # end of what core/mirrors writes: retryplan::Ending
     @property
     def succeeded(self) -> bool:
@@ -1056,8 +1057,10 @@ class EndingResult:
     @property
     def returned(self) -> bool:
         """True: return the value held under ``token`` (the winner's on success; for a host that returns responses, the
-        last response unless the ending is a reconcile or the caller's cancel). False: raise the typed ending, with the
-        error held under ``token`` as its cause."""
+        last response unless the ending is a reconcile or the caller's cancel). False: raise the typed ending with what
+        is held under ``token``: an error as its cause; a value, which only a host of functions is left holding (a host
+        of responses is told to close a response the ending does not return), as the ending's last value (the typed
+        ending carries it), dropped after."""
     @property
     def readable_until_ms(self) -> Optional[int]:
         """Until when (the host's monotonic ms) the returned value stays the caller's to read: the abort time of the

@@ -159,7 +159,7 @@ pub struct EndingResult {
     /// with what is held under `token`: an error as its cause; a value, which
     /// only a host of functions is left holding (a host of responses is told
     /// to close a response the ending does not return), as the ending's last
-    /// value (Python's `OperationFailedError.last_result`), dropped after.
+    /// value (the typed ending carries it), dropped after.
     pub returned: bool,
     /// Until when (the host's monotonic ms) the returned value stays the
     /// caller's to read: the abort time of the attempt that produced it when
