@@ -807,8 +807,10 @@ def test_the_driver_says_which_token_to_release_and_which_one_the_ending_returns
 
 
 def test_every_action_names_its_kind_and_shows_its_class_and_fields() -> None:
-    """The kind is the core's (``Action::kind``), the JSON ``type``; the repr is the class with the JSON fields."""
-    driver = retryplan.Driver(Policy.from_dict({"jitter": {"kind": "none"}}), now_ms=0, seed=1)
+    """The kind is the core's (``Action::kind``), the JSON ``type``; the repr is the class with the JSON fields.
+    A host of responses: the 503 it holds when the caller cancels is released (closed), not raised with."""
+    policy = Policy.from_dict({"jitter": {"kind": "none"}})
+    driver = retryplan.Driver(policy, now_ms=0, seed=1, returns_responses=True)
     actions = [driver.poll_action(now_ms=0)]
     driver.handle_result(now_ms=10, attempt=1, outcome=Outcome.http_status(503), token=7)
     actions.append(driver.poll_action(now_ms=10))
