@@ -408,13 +408,13 @@ fn transport_failure(word: i64) -> Option<TransportFailure> {
 /// ```
 pub fn encode_action(action: &Action, record: &mut [i64; OUTPUT_WORDS], decision: &mut [i64; DECISION_WORDS]) {
     let ending = match action {
-        Action::Finish(ending) => Some((&ending.decision, ending.result)),
+        Action::Finish(ending) => {
+            encode_decision(&ending.decision, decision);
+            Some((&ending.decision, ending.result))
+        }
         _ => None,
     };
     write_step(Step::of(action), ending, record);
-    if let Action::Finish(ending) = action {
-        encode_decision(&ending.decision, decision);
-    }
 }
 
 /// Writes a step into an output record (its receipt word untouched); a
