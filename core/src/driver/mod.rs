@@ -183,6 +183,33 @@ enum State {
     Ended(Decision),
 }
 
+/// What a poll decided, before it is made an [`Action`]: a finish carries no
+/// ending (the ending is the driver's state, read in place by
+/// [`Driver::exchange`] and copied out only for [`Driver::poll_action`]), so
+/// a step is at most 48 bytes against an action's 176, and a binding's poll
+/// through the wire moves no ending through its returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Start(AttemptPlan),
+    Abort { attempt: u32, reason: AbortReason },
+    Sleep { until_ms: u64 },
+    Release { token: u64 },
+    Finish,
+}
+
+impl Step {
+    /// The step `action` is (a finish's ending dropped).
+    fn of(action: &Action) -> Step {
+        match *action {
+            Action::StartAttempt(plan) => Step::Start(plan),
+            Action::AbortAttempt { attempt, reason } => Step::Abort { attempt, reason },
+            Action::Sleep { until_ms } => Step::Sleep { until_ms },
+            Action::Release { token } => Step::Release { token },
+            Action::Finish(_) => Step::Finish,
+        }
+    }
+}
+
 /// The host loop of one operation: results in, one [`Action`] out per poll
 /// (see the [module documentation](self)).
 #[derive(Debug)]
@@ -218,17 +245,18 @@ impl Driver {
         options: OperationOptions,
         driver_options: DriverOptions,
     ) -> Result<Driver, Error> {
-        let mut operation = Operation::new(policy, now_ms, options);
-        match driver_options.concurrency {
-            Concurrency::Concurrent => {}
-            Concurrency::Sequential if operation.policy().hedging.is_some() => {
+        let policy = policy.share();
+        let hedges = match driver_options.concurrency {
+            Concurrency::Concurrent => true,
+            Concurrency::Sequential if policy.hedging.is_some() => {
                 return Err(Error::Unsupported { field: "hedging", rule: message!(CannotHedge) })
             }
-            Concurrency::Sequential => {}
-            Concurrency::SequentialWithoutHedging => operation.disable_hedging(),
-        }
+            Concurrency::Sequential => true,
+            Concurrency::SequentialWithoutHedging => false,
+        };
+        // The operation is made in its place in the driver, not made and then moved in.
         Ok(Driver {
-            operation,
+            operation: Operation::started(policy, now_ms, options, hedges),
             state: State::Live,
             queue: ActionQueue::new(),
             last_result: None,
@@ -252,37 +280,58 @@ impl Driver {
     /// ([`Error::OperationEnded`]) comes out as it is, for the host to raise,
     /// rather than an action (a sleep until now would make a host spin).
     pub fn poll_action(&mut self, now_ms: u64) -> Result<Action, Error> {
-        if let Some(action) = self.next_decided() {
-            return Ok(action);
+        Ok(match self.poll_step(now_ms)? {
+            Step::Start(plan) => Action::StartAttempt(plan),
+            Step::Abort { attempt, reason } => Action::AbortAttempt { attempt, reason },
+            Step::Sleep { until_ms } => Action::Sleep { until_ms },
+            Step::Release { token } => Action::Release { token },
+            // A finish is polled only once ended: the ending is there.
+            Step::Finish => match self.state {
+                State::Ended(decision) => Action::Finish(self.ending(decision)),
+                State::Live => return Err(Error::OperationEnded),
+            },
+        })
+    }
+
+    /// [`poll_action`](Self::poll_action)'s decision, with a finish's ending
+    /// left in the driver's state (read in place by the wire's exchange).
+    /// Inlined into both: the typed poll then builds its action from the
+    /// step's fields where they are (moved through memory, a step is read
+    /// back in wider words than it was written, which stalls the load).
+    #[inline(always)]
+    fn poll_step(&mut self, now_ms: u64) -> Result<Step, Error> {
+        if let Some(step) = self.next_decided() {
+            return Ok(step);
         }
-        if let State::Ended(decision) = self.state {
-            return Ok(Action::Finish(self.ending(decision)));
+        if self.is_ended() {
+            return Ok(Step::Finish);
         }
         self.expire_overdue(now_ms);
-        if let Some(action) = self.next_decided() {
-            return Ok(action);
+        if let Some(step) = self.next_decided() {
+            return Ok(step);
         }
-        if let State::Ended(decision) = self.state {
-            return Ok(Action::Finish(self.ending(decision)));
+        if self.is_ended() {
+            return Ok(Step::Finish);
         }
-        Ok(match self.operation.poll(now_ms)? {
-            decision @ Decision::StartAttempt { .. } => {
+        let decision = self.operation.poll(now_ms)?;
+        Ok(match decision {
+            Decision::StartAttempt { .. } => {
                 self.count(now_ms, &decision, false);
-                self.start_action(decision)
+                self.plan(&decision).map_or(Step::Finish, Step::Start)
             }
-            Decision::Wait { until_ms, .. } | Decision::AwaitOutcome { until_ms, .. } => Action::Sleep { until_ms },
+            Decision::Wait { until_ms, .. } | Decision::AwaitOutcome { until_ms, .. } => Step::Sleep { until_ms },
             ending => {
                 self.count(now_ms, &ending, false);
                 self.end(ending);
-                self.next_decided().unwrap_or(Action::Finish(self.ending_or(ending)))
+                self.next_decided().unwrap_or(Step::Finish)
             }
         })
     }
 
-    /// The oldest action already decided: a release, else a queued start or abort.
-    fn next_decided(&mut self) -> Option<Action> {
+    /// The oldest step already decided: a release, else a queued start or abort.
+    fn next_decided(&mut self) -> Option<Step> {
         match self.releases.pop_front() {
-            Some(token) => Some(Action::Release { token }),
+            Some(token) => Some(Step::Release { token }),
             None => self.queue.pop(),
         }
     }
@@ -491,7 +540,7 @@ impl Driver {
         self.count(now_ms, &decision, true);
         match decision {
             Decision::StartAttempt { .. } => {
-                if let Action::StartAttempt(plan) = self.start_action(decision) {
+                if let Some(plan) = self.plan(&decision) {
                     self.queue.push_start(plan);
                 }
             }
@@ -500,21 +549,14 @@ impl Driver {
         }
     }
 
-    fn start_action(&self, decision: Decision) -> Action {
-        match decision {
-            Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_ms, hedge } => {
-                Action::StartAttempt(AttemptPlan {
-                    attempt,
-                    timeout_ms,
-                    abort_at_ms,
-                    request_id,
-                    remaining_ms,
-                    hedge,
-                    send_idempotency_key: self.operation.sends_idempotency_key(),
-                })
-            }
-            other => Action::Finish(self.ending_or(other)),
-        }
+    /// The plan of a start decision (None for any other decision).
+    fn plan(&self, decision: &Decision) -> Option<AttemptPlan> {
+        let Decision::StartAttempt { attempt, timeout_ms, abort_at_ms, request_id, remaining_ms, hedge } = *decision
+        else {
+            return None;
+        };
+        let send_idempotency_key = self.operation.sends_idempotency_key();
+        Some(AttemptPlan { attempt, timeout_ms, abort_at_ms, request_id, remaining_ms, hedge, send_idempotency_key })
     }
 
     /// Records the ending and queues the aborts of the attempts it lists.
@@ -561,8 +603,8 @@ impl Driver {
                 self.returns_responses
                     && held == Held::Value
                     && matches!(
-                        self.last_result.map(|last| last.outcome),
-                        Some(Outcome::HttpStatus { .. } | Outcome::GrpcStatus { .. })
+                        &self.last_result,
+                        Some(AttemptResult { outcome: Outcome::HttpStatus { .. } | Outcome::GrpcStatus { .. }, .. })
                     )
             }
         }
@@ -572,10 +614,12 @@ impl Driver {
         Ending { decision, last_result: self.last_result, result: self.ending_result }
     }
 
-    fn ending_or(&self, decision: Decision) -> Ending {
-        match self.state {
-            State::Ended(ended) => self.ending(ended),
-            State::Live => self.ending(decision),
+    /// The ending's decision and what it does with the held result, read in
+    /// place (what the wire writes of a finish), or None while live.
+    fn finish(&self) -> Option<(&Decision, Option<EndingResult>)> {
+        match &self.state {
+            State::Ended(decision) => Some((decision, self.ending_result)),
+            State::Live => None,
         }
     }
 

@@ -2,8 +2,9 @@
 
 use alloc::collections::VecDeque;
 
+use super::Step;
 use crate::engine::operation::MAX_RUNNING;
-use crate::outcomes::action::{AbortReason, Action, AttemptPlan};
+use crate::outcomes::action::{AbortReason, AttemptPlan};
 
 /// Room for every running attempt's abort plus a start per slot: each start
 /// adds a running attempt and each abort removes one, so no call can queue more.
@@ -56,10 +57,10 @@ impl ActionQueue {
     }
 
     /// Takes the oldest action.
-    pub(super) fn pop(&mut self) -> Option<Action> {
+    pub(super) fn pop(&mut self) -> Option<Step> {
         self.slots.pop_front().map(|queued| match queued {
-            Queued::Start(plan) => Action::StartAttempt(plan),
-            Queued::Abort { attempt, reason } => Action::AbortAttempt { attempt, reason },
+            Queued::Start(plan) => Step::Start(plan),
+            Queued::Abort { attempt, reason } => Step::Abort { attempt, reason },
         })
     }
 }
@@ -71,7 +72,7 @@ mod tests {
     #[test]
     fn first_in_first_out_across_the_wrap() {
         let mut queue = ActionQueue::new();
-        let abort = |attempt| Action::AbortAttempt { attempt, reason: AbortReason::TimedOut };
+        let abort = |attempt| Step::Abort { attempt, reason: AbortReason::TimedOut };
         for round in 0..3u32 {
             for index in 0..CAPACITY as u32 {
                 assert!(queue.push_abort(round * 100 + index, AbortReason::TimedOut));
@@ -82,13 +83,13 @@ mod tests {
             }
             assert_eq!(queue.pop(), None);
             assert!(queue.push_abort(7, AbortReason::LostRace));
-            assert_eq!(queue.pop(), Some(Action::AbortAttempt { attempt: 7, reason: AbortReason::LostRace }));
+            assert_eq!(queue.pop(), Some(Step::Abort { attempt: 7, reason: AbortReason::LostRace }));
         }
     }
 
     #[test]
     fn a_slot_is_a_third_of_an_action() {
-        assert!(3 * core::mem::size_of::<Option<Queued>>() <= core::mem::size_of::<Action>());
+        assert!(3 * core::mem::size_of::<Option<Queued>>() <= core::mem::size_of::<crate::Action>());
     }
 
     #[test]

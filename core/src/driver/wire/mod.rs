@@ -1,6 +1,6 @@
 #![doc = include_str!("../wire.md")]
 
-use super::{AbortReason, Action, Driver, Held, Receipt};
+use super::{AbortReason, Action, Driver, EndingResult, Held, Receipt, Step};
 use crate::config::error::Error;
 use crate::ground::codes::GrpcCode;
 use crate::ground::message::message;
@@ -407,19 +407,24 @@ fn transport_failure(word: i64) -> Option<TransportFailure> {
 /// assert_eq!((record[decision::DECISION_KIND], record[decision::ABORTS_1]), (DecisionKind::Succeeded.word(), 0));
 /// ```
 pub fn encode_action(action: &Action, record: &mut [i64; OUTPUT_WORDS], decision: &mut [i64; DECISION_WORDS]) {
-    write_action(*action, record);
-    if let Action::Finish(ending) = action {
-        encode_decision(&ending.decision, decision);
-    }
+    let ending = match action {
+        Action::Finish(ending) => {
+            encode_decision(&ending.decision, decision);
+            Some((&ending.decision, ending.result))
+        }
+        _ => None,
+    };
+    write_step(Step::of(action), ending, record);
 }
 
-/// Writes `action` into an output record (its receipt word untouched).
-fn write_action(action: Action, record: &mut [i64; OUTPUT_WORDS]) {
+/// Writes a step into an output record (its receipt word untouched); a
+/// finish writes `ending`'s decision and what it does with the held result.
+fn write_step(step: Step, ending: Option<(&Decision, Option<EndingResult>)>, record: &mut [i64; OUTPUT_WORDS]) {
     let receipt = record[output::RECEIPT];
     *record = [NONE; OUTPUT_WORDS];
     record[output::RECEIPT] = receipt;
-    let kind = match action {
-        Action::StartAttempt(plan) => {
+    let kind = match step {
+        Step::Start(plan) => {
             record[output::ATTEMPT] = i64::from(plan.attempt);
             record[output::TIMEOUT_MS] = word(plan.timeout_ms);
             record[output::ABORT_AT_MS] = word(plan.abort_at_ms);
@@ -430,21 +435,27 @@ fn write_action(action: Action, record: &mut [i64; OUTPUT_WORDS]) {
                 i64::from(plan.hedge) * FLAG_HEDGE + i64::from(plan.send_idempotency_key) * FLAG_SEND_IDEMPOTENCY_KEY;
             ActionKind::StartAttempt
         }
-        Action::AbortAttempt { attempt, reason } => {
+        Step::Abort { attempt, reason } => {
             record[output::ATTEMPT] = i64::from(attempt);
             record[output::REASON] = index_of::<AbortReason>(reason);
             ActionKind::AbortAttempt
         }
-        Action::Sleep { until_ms } => {
+        Step::Sleep { until_ms } => {
             record[output::UNTIL_MS] = word(until_ms);
             ActionKind::Sleep
         }
-        Action::Release { token } => {
+        Step::Release { token } => {
             record[output::TOKEN] = word(token);
             ActionKind::Release
         }
-        Action::Finish(ending) => {
-            let (kind, attempts, detail) = match ending.decision {
+        Step::Finish => {
+            // A finish always carries an ending; were it ever not to, the
+            // host would read an unknown ending kind and fail loudly.
+            let Some((decision, result)) = ending else {
+                record[output::ACTION_KIND] = ActionKind::Finish.word();
+                return;
+            };
+            let (kind, attempts, detail) = match *decision {
                 Decision::Succeeded { attempts, winner, .. } => (EndingKind::Succeeded, attempts, i64::from(winner)),
                 Decision::GaveUp { reason, attempts, remaining_ms, refused_delay_ms, .. } => {
                     record[output::REASON] = index_of::<GiveUpReason>(reason);
@@ -459,16 +470,14 @@ fn write_action(action: Action, record: &mut [i64; OUTPUT_WORDS]) {
                     record[output::REMAINING_MS] = word(remaining_ms);
                     (EndingKind::Restart, attempts, word(deadline_ms))
                 }
-                // A finish always carries an ending; were it ever not to, the
-                // host would read an unknown ending kind and fail loudly.
                 Decision::StartAttempt { .. } | Decision::Wait { .. } | Decision::AwaitOutcome { .. } => {
                     record[output::ACTION_KIND] = ActionKind::Finish.word();
                     return;
                 }
             };
-            let returns = ending.result.is_some_and(|result| result.returned);
-            record[output::TOKEN] = ending.result.map_or(NONE, |result| word(result.token));
-            record[output::ABORT_AT_MS] = ending.result.and_then(|result| result.readable_until_ms).map_or(NONE, word);
+            let returns = result.is_some_and(|result| result.returned);
+            record[output::TOKEN] = result.map_or(NONE, |result| word(result.token));
+            record[output::ABORT_AT_MS] = result.and_then(|result| result.readable_until_ms).map_or(NONE, word);
             record[output::ENDING] = kind.word() + if returns { ENDING_RETURNS } else { 0 };
             record[output::ATTEMPTS] = i64::from(attempts);
             record[output::DETAIL] = detail;
@@ -531,9 +540,10 @@ impl Driver {
                 index_of::<Receipt>(receipt)
             }
         };
-        let action = self.poll_action(input.now_ms())?;
+        // The step, with a finish's ending read where it is (no action made for it).
+        let step = self.poll_step(input.now_ms())?;
         output[output::RECEIPT] = receipt;
-        write_action(action, output);
+        write_step(step, self.finish(), output);
         Ok(())
     }
 }
@@ -632,5 +642,7 @@ impl Action {
     }
 }
 
+#[cfg(test)]
+mod step_tests;
 #[cfg(test)]
 mod tests;

@@ -61,12 +61,6 @@ impl Operation {
         self.stop_hedging();
     }
 
-    /// Runs the operation without hedges (a host that runs one attempt at a
-    /// time, by the caller's explicit choice).
-    pub(crate) fn disable_hedging(&mut self) {
-        self.stop_hedging();
-    }
-
     pub(super) fn stop_hedging(&mut self) {
         self.hedging_stopped = true;
         self.hedge_at_ms = None;

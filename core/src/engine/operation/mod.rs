@@ -239,7 +239,16 @@ impl Operation {
     /// the cheaper way to make many operations of one policy).
     #[must_use]
     pub fn new(policy: impl SharedPolicy, now_ms: u64, options: OperationOptions) -> Operation {
-        let policy = policy.share();
+        Operation::started(policy.share(), now_ms, options, true)
+    }
+
+    /// [`new`](Operation::new) of a policy already shared; `hedges`: false
+    /// for a host that runs one attempt at a time by the caller's explicit
+    /// choice (no hedge ever starts). Inlined: a driver builds its operation
+    /// in place, where a made operation would be copied into it (a third
+    /// of a kilobyte, on every binding's happy path).
+    #[inline]
+    pub(crate) fn started(policy: Arc<Policy>, now_ms: u64, options: OperationOptions, hedges: bool) -> Operation {
         let idempotency_key = options.idempotency_key.unwrap_or_else(|| IdempotencyKey::derived(options.seed));
         // No time is ever past MAX_MS (2^53 - 1, what a JS number holds exactly),
         // so an unbounded budget (a gRPC call without a deadline) ends there.
@@ -266,7 +275,8 @@ impl Operation {
             running_set: AttemptSet::EMPTY,
             hedge_at_ms: None,
             // An operation that may not repeat its request never hedges.
-            hedging_stopped: !idempotency.may_repeat_ambiguous()
+            hedging_stopped: !hedges
+                || !idempotency.may_repeat_ambiguous()
                 || matches!(options.repeatability, Repeatability::NotRetried { .. })
                 || options.one_shot_body
                 || options.retries_delegated,
