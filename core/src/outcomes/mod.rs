@@ -8,7 +8,6 @@
 pub mod action;
 pub mod classify;
 pub mod decision;
-/// [`DecisionKind`](decision_kind::DecisionKind): which decision a decision is, and its names.
 pub mod decision_kind;
 /// [`Decision::from_value`](crate::Decision::from_value): a decision read from the core's data tree.
 mod decision_reader;
