@@ -44,7 +44,9 @@ shrink() {
 build "$here/wasm" wasm-node
 # Each entry optimised as shipped but with its name section (function names):
 # test/messages.test.mjs checks the default one holds no formatting code,
-# size.mjs gives each part's share. Not part of the package.
+# size.mjs gives each part's share. Not part of the package. They go where
+# those read them, which the Node entry's own build (wasm-node) does not make.
+mkdir -p "$target/wasm-release"
 "$wasm_opt" -Oz -g "$here/wasm/retryplan_js_bg.wasm" -o "$target/wasm-release/retryplan_js.lean.wasm"
 shrink "$here/wasm"
 build "$here/tools/wasm" wasm-release --features tools
