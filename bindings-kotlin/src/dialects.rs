@@ -1,6 +1,7 @@
-//! The dialects users arrive with: a gRPC service config (gRFC A6), the AWS
-//! SDK standard mode, urllib3's `Retry`, and `grpc-timeout` in exact nanoseconds. Conversion only;
-//! every rule is the core's (`retryplan::grpc`, `retryplan::aws`).
+//! The dialects users arrive with: a gRPC service config (gRFC A6) and
+//! urllib3's `Retry`. Conversion only; every rule is the core's
+//! (`retryplan::dialects`). The AWS standard mode's dependencies and
+//! `grpc-timeout` in nanoseconds are the functions table's (`functions.rs`).
 
 use std::sync::Arc;
 
@@ -9,29 +10,7 @@ use retryplan as rp;
 use crate::controls::Dependency;
 use crate::policy::Policy;
 use crate::records::ConfigWarning;
-use crate::{invalid, ms_in, u32_in, Result};
-
-/// Encodes a timeout of `timeout_ns` nanoseconds as a `grpc-timeout` value, in
-/// the unit a peer would choose (never rounded up).
-#[uniffi::export]
-pub fn encode_grpc_timeout_ns(timeout_ns: i64) -> Result<String> {
-    let ns = u64::try_from(timeout_ns)
-        .map_err(|_| invalid("timeout_ns", format!("must be >= 0 nanoseconds, got {timeout_ns}")))?;
-    Ok(rp::headers::grpc_timeout::encode_grpc_timeout_ns(ns))
-}
-
-/// The AWS SDK standard mode's dependency: the 500-unit retry quota.
-#[uniffi::export]
-pub fn aws_standard_dependency() -> Result<Arc<Dependency>> {
-    Ok(Arc::new(Dependency(rp::Dependency::new(&rp::dialects::aws::standard_dependency())?)))
-}
-
-/// The AWS SDK standard mode's 2026 dependency: 500 units, a retry costs 14,
-/// or 5 after a throttling error.
-#[uniffi::export]
-pub fn aws_standard_2026_dependency() -> Result<Arc<Dependency>> {
-    Ok(Arc::new(Dependency(rp::Dependency::new(&rp::dialects::aws::standard_2026_dependency())?)))
-}
+use crate::{ms_in, u32_in, Result};
 
 /// The policy a urllib3 `Retry` maps to (Python's `requests`/urllib3 retry
 /// settings), from its attributes as JSON text keyed by urllib3's names; a

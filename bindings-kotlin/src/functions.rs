@@ -5,7 +5,7 @@
 use retryplan as rp;
 use retryplan::headers::retry_after::RetryAfterReading;
 
-use crate::{Result, long_out, ms_in, records::Admission, records::Event, records::Pushback, records::TelemetrySignal};
+use crate::{Result, controls::Dependency, long_out, ms_in, ns_in, records::Admission, records::Event, records::Pushback, records::TelemetrySignal};
 
 /// Returns the delay, in milliseconds from `now_unix_ms`, that a `Retry-After` value asks for, read strictly (RFC 9110
 /// section 10.2.3).
@@ -69,6 +69,14 @@ pub fn parse_grpc_timeout(value: String) -> Result<i64> {
     Ok(long_out(rp::headers::grpc_timeout::parse_grpc_timeout(&value).map_err(rp::Error::from)?))
 }
 
+/// Encodes a timeout of `timeout_ns` nanoseconds as a `grpc-timeout` value, in the finest unit whose value fits in
+/// eight digits (`n`, then `u`, `m`, `S`, `M`, `H`), as grpc-go and grpc-java choose it.
+#[uniffi::export]
+pub fn encode_grpc_timeout_ns(timeout_ns: i64) -> Result<String> {
+    let timeout_ns = ns_in("timeout_ns", timeout_ns)?;
+    Ok(rp::headers::grpc_timeout::encode_grpc_timeout_ns(timeout_ns))
+}
+
 /// Reads a `grpc-timeout` value and returns the timeout in nanoseconds, exactly for every unit.
 #[uniffi::export]
 pub fn parse_grpc_timeout_ns(value: String) -> Result<i64> {
@@ -114,4 +122,18 @@ pub fn request_name(method: String, url: String) -> String {
 pub fn telemetry_signals(event: Event) -> Result<Vec<TelemetrySignal>> {
     let event: rp::Event = event.try_into()?;
     Ok(rp::telemetry::signals(&event).into_iter().map(Into::into).collect())
+}
+
+/// The dependency of the classic standard mode: the retry quota (500 units, a retry costs 5 or 10 after a timeout, a
+/// first-attempt success returns 1).
+#[uniffi::export]
+pub fn aws_standard_dependency() -> Result<std::sync::Arc<Dependency>> {
+    Ok(std::sync::Arc::new(Dependency(rp::Dependency::new(&rp::dialects::aws::standard_dependency())?)))
+}
+
+/// The dependency of the 2026 revision: the retry quota (500 units, a retry costs 14, or 5 after a throttling error; a
+/// first-attempt success returns 1).
+#[uniffi::export]
+pub fn aws_standard_2026_dependency() -> Result<std::sync::Arc<Dependency>> {
+    Ok(std::sync::Arc::new(Dependency(rp::Dependency::new(&rp::dialects::aws::standard_2026_dependency())?)))
 }

@@ -44,9 +44,7 @@ mod wire;
 pub use config::*;
 pub use controls::{BreakerPermit, CircuitBreaker, Dependency, RetryBudget, RetryCharge, RetrySlot, RetrySlots};
 pub use decision::{outcome_from_http, outcome_from_http_response};
-pub use dialects::{
-    aws_standard_2026_dependency, aws_standard_dependency, encode_grpc_timeout_ns, MethodProfile, ServiceConfig,
-};
+pub use dialects::{MethodProfile, ServiceConfig};
 // The binding's error (Kotlin's RetryplanException), variant for variant the core's Error, generated.
 pub use driver::{
     driver_with_incoming, failure_outcome, guidance_headers, idempotency_key_header, request_id_header, Answer, Driver,
@@ -86,6 +84,11 @@ fn ms_in(name: &'static str, value: i64) -> Result<u64> {
         Ok(ms) => Ok(rp::Error::check_ms(name, ms)?),
         Err(_) => Err(rp::Error::ms_out_of_range(name, value).into()),
     }
+}
+
+/// A count of nanoseconds handed in (`timeout_ns`): 0 or more.
+fn ns_in(name: &'static str, value: i64) -> Result<u64> {
+    u64::try_from(value).map_err(|_| invalid(name, format!("must be >= 0 nanoseconds, got {value}")))
 }
 
 fn opt_ms_in(name: &'static str, value: Option<i64>) -> Result<Option<u64>> {

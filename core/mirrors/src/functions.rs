@@ -89,9 +89,9 @@ pub const FUNCTIONS_TABLE: [Function; 19] = [
     },
     function(GRPC_TIMEOUT, "headers::grpc_timeout::encode_grpc_timeout", "encode_grpc_timeout"),
     function(GRPC_TIMEOUT, "headers::grpc_timeout::parse_grpc_timeout", "parse_grpc_timeout"),
-    // Not in Kotlin (which never had it): its writer reads every `u64` parameter as ms.
+    // Not in JS's default entry.
     Function {
-        hosts: &[Python, JsTools],
+        hosts: &[Kotlin, Python, JsTools],
         ..function(GRPC_TIMEOUT, "headers::grpc_timeout::encode_grpc_timeout_ns", "encode_grpc_timeout_ns")
     },
     function(GRPC_TIMEOUT, "headers::grpc_timeout::parse_grpc_timeout_ns", "parse_grpc_timeout_ns"),
@@ -114,13 +114,13 @@ pub const FUNCTIONS_TABLE: [Function; 19] = [
         hosts: &[Kotlin],
         ..function("core/src/driver/telemetry/mod.rs", "telemetry::signals", "telemetry_signals")
     },
-    // Python's AWS standard mode's retry quotas, each a `Dependency` of its own.
+    // The AWS standard mode's retry quotas, each a `Dependency` of its own.
     Function {
-        hosts: &[Python],
+        hosts: &[Kotlin, Python],
         ..function("core/src/dialects/aws.rs", "dialects::aws::standard_dependency", "aws_standard_dependency")
     },
     Function {
-        hosts: &[Python],
+        hosts: &[Kotlin, Python],
         ..function(
             "core/src/dialects/aws.rs",
             "dialects::aws::standard_2026_dependency",

@@ -62,12 +62,8 @@ fn export(function: &Read, enums: &[&str], uses: &mut std::collections::BTreeSet
         let (name, ty) = (param.name.as_str(), param.ty.as_str());
         let (binding_ty, arg, check) = parameter(name, ty, enums)
             .ok_or_else(|| format!("{path}({}): no conversion for `{ty}` (uniffi_functions::parameter)", param.core))?;
-        if let Some(check) = check {
-            if RECORDS_IN.contains(&binding_ty.as_str()) {
-                uses.insert(format!("crate::records::{binding_ty}"));
-            } else {
-                uses.insert("crate::ms_in".to_owned());
-            }
+        if let Some((check, helper)) = check {
+            uses.insert(format!("crate::{helper}"));
             checks.push_str(&check);
         }
         if enums.contains(&binding_ty.as_str()) {
@@ -81,12 +77,12 @@ fn export(function: &Read, enums: &[&str], uses: &mut std::collections::BTreeSet
         call.push_str(".map_err(rp::Error::from)?");
     }
     let value = &function.value;
-    let (binding_ty, out, helper) = result(value, &call)
+    let Converted { ty: binding_ty, out, helper, fallible } = result(value, &call)
         .ok_or_else(|| format!("{path}: no conversion for the result `{value}` (uniffi_functions::result)"))?;
     if let Some(helper) = helper {
         uses.insert(format!("crate::{helper}"));
     }
-    let fallible = !checks.is_empty() || function.header_error;
+    let fallible = fallible || !checks.is_empty() || function.header_error;
     if fallible {
         uses.insert("crate::Result".to_owned());
     }
@@ -99,24 +95,46 @@ fn export(function: &Read, enums: &[&str], uses: &mut std::collections::BTreeSet
 }
 
 /// A parameter `name` of the core's type `ty`: the binding's type, the argument
-/// passed to the core, and the line that checks it first, if any.
-fn parameter(name: &str, ty: &str, enums: &[&str]) -> Option<(String, String, Option<String>)> {
+/// passed to the core, and the line that checks it first with the binding's
+/// item that line uses, if any. A `u64` is milliseconds (`ms_in`), or
+/// nanoseconds when its name ends in `_ns` (`ns_in`).
+fn parameter(name: &str, ty: &str, enums: &[&str]) -> Option<(String, String, Option<(String, String)>)> {
+    let checked = |check: &str, helper: &str| Some((format!("    let {name} = {check};\n"), helper.to_owned()));
     Some(match ty {
         "&str" => ("String".into(), format!("&{name}"), None),
         "Option<&str>" => ("Option<String>".into(), format!("{name}.as_deref()"), None),
-        "u64" => ("i64".into(), name.into(), Some(format!("    let {name} = ms_in(\"{name}\", {name})?;\n"))),
+        "u64" if name.ends_with("_ns") => {
+            ("i64".into(), name.into(), checked(&format!("ns_in(\"{name}\", {name})?"), "ns_in"))
+        }
+        "u64" => ("i64".into(), name.into(), checked(&format!("ms_in(\"{name}\", {name})?"), "ms_in")),
         ty if enums.contains(&ty) => (ty.into(), name.into(), None),
         ty => {
             let record = ty.strip_prefix('&').filter(|record| RECORDS_IN.contains(record))?;
-            (record.into(), format!("&{name}"), Some(format!("    let {name}: rp::{record} = {name}.try_into()?;\n")))
+            let check = format!("    let {name}: rp::{record} = {name}.try_into()?;\n");
+            (record.into(), format!("&{name}"), Some((check, format!("records::{record}"))))
         }
     })
 }
 
-/// The core's result `ty` of the expression `call`: the binding's type, the
-/// expression converting it, and the binding's helper it calls.
-fn result(ty: &str, call: &str) -> Option<(String, String, Option<String>)> {
-    Some(match ty {
+/// A result as the binding returns it: its type, the expression converting
+/// the core's, the binding's item that expression uses, and whether the
+/// conversion can fail (the function then returns a `Result`).
+struct Converted {
+    ty: String,
+    out: String,
+    helper: Option<String>,
+    fallible: bool,
+}
+
+/// The core's result `ty` of the expression `call`, as the binding returns it.
+/// A `DependencyConfig` is a new `Dependency` holding it.
+fn result(ty: &str, call: &str) -> Option<Converted> {
+    if ty == "DependencyConfig" {
+        let out = format!("std::sync::Arc::new(Dependency(rp::Dependency::new(&{call})?))");
+        let helper = Some("controls::Dependency".to_owned());
+        return Some(Converted { ty: "std::sync::Arc<Dependency>".into(), out, helper, fallible: true });
+    }
+    let (ty, out, helper) = match ty {
         "u64" => ("i64".into(), format!("long_out({call})"), Some("long_out".into())),
         "Option<u64>" => ("Option<i64>".into(), format!("{call}.map(long_out)"), Some("long_out".into())),
         "i64" | "String" => (ty.into(), call.into(), None),
@@ -128,7 +146,8 @@ fn result(ty: &str, call: &str) -> Option<(String, String, Option<String>)> {
             let out = format!("{call}.into_iter().map(Into::into).collect()");
             (format!("Vec<{record}>"), out, Some(format!("records::{record}")))
         }
-    })
+    };
+    Some(Converted { ty, out, helper, fallible: false })
 }
 
 #[cfg(test)]
@@ -141,7 +160,19 @@ mod tests {
         assert!(result("Instant", "f()").is_none());
         let (ty, arg, check) = parameter("now_ms", "u64", &[]).unwrap();
         assert_eq!((ty.as_str(), arg.as_str()), ("i64", "now_ms"));
-        assert_eq!(check.unwrap(), "    let now_ms = ms_in(\"now_ms\", now_ms)?;\n");
+        assert_eq!(check.unwrap(), ("    let now_ms = ms_in(\"now_ms\", now_ms)?;\n".to_owned(), "ms_in".to_owned()));
+        let (_, _, check) = parameter("timeout_ns", "u64", &[]).unwrap();
+        assert_eq!(check.unwrap().0, "    let timeout_ns = ns_in(\"timeout_ns\", timeout_ns)?;\n");
+    }
+
+    #[test]
+    fn a_dependency_config_is_returned_as_a_new_dependency() {
+        let root = crate::workspace_root();
+        let tables = crate::tables::registry(&root).unwrap();
+        let text = &outputs(&root, &tables).unwrap()[0].text;
+        let expected = "pub fn aws_standard_dependency() -> Result<std::sync::Arc<Dependency>> {\n    \
+                        Ok(std::sync::Arc::new(Dependency(rp::Dependency::new(&rp::dialects::aws::standard_dependency())?)))\n}\n";
+        assert!(text.contains(expected), "{text}");
     }
 
     #[test]
