@@ -68,9 +68,9 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 ensure_pinned "$venv/bin/python" "$here/requirements-dev.txt" "$here/requirements-test.txt"
 
-step "build the abi3 wheel (release)"
+step "build the abi3 wheel (pyproject's profile, python-release)"
 rm -rf "$wheels"
-"$venv/bin/maturin" build --release -m "$here/Cargo.toml" -i "$venv/bin/python" --out "$wheels"
+"$venv/bin/maturin" build -m "$here/Cargo.toml" -i "$venv/bin/python" --out "$wheels"
 wheel=$(ls "$wheels"/retryplan-*-abi3-*.whl)
 # Both licences ship in the wheel's .dist-info/licenses/ (pyproject's license-files).
 "$venv/bin/python" - "$wheel" <<'PY'
