@@ -21,9 +21,10 @@
 //! a delay that overflows a `TimeSpan` is `MaxDelay`, or `TimeSpan.MaxValue`
 //! (922 337 203 685 477 ms) without one. Polly's `MaxDelay` is at most a day,
 //! so that is `min(cap, TimeSpan.MaxValue)`: a cap at or above
-//! `TimeSpan.MaxValue` (the profile's 2^53 - 1 ms) is Polly's `MaxDelay: null`. `U` is one draw in `[0, 1)` from the engine's seeded
-//! generator (see [`unit_interval`](crate::ground::rng)); the math functions are the
-//! `libm` crate's, so every platform and the wasm build agree to the bit.
+//! `TimeSpan.MaxValue` (the profile's 2^53 - 1 ms) is Polly's `MaxDelay: null`.
+//! `U` is one draw in `[0, 1)` from the engine's seeded generator (see
+//! [`unit_interval`](crate::ground::rng)); the math functions are the `libm`
+//! crate's, so every platform and the wasm build agree to the bit.
 
 use crate::ground::rng::LARGEST_BELOW_ONE;
 use crate::ground::units::float;
