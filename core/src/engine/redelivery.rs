@@ -21,6 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::error::Error;
+use crate::engine::backoff::policy_ceiling_ms;
 use crate::engine::guidance::RetryAfterWait;
 use crate::ground::message::message;
 use crate::outcomes::classify::{classify, Class, Outcome};
@@ -142,7 +143,7 @@ pub fn redeliver(
         }
         None => {
             let after_throttling = matches!(class, Class::Retryable { throttling: true, .. });
-            (policy.backoff.ceiling_after_ms(redelivery, after_throttling), policy.total_timeout_ms)
+            (policy_ceiling_ms(policy, redelivery, after_throttling), policy.total_timeout_ms)
         }
     };
     let retry_after_ms = policy.server_guidance.bound_above_backoff(retry_after_ms, scheduled_ms);

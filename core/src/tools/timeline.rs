@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::backoff::delay_range_ms;
+use crate::engine::backoff::{delay_range_ms, policy_ceiling_ms};
 use crate::engine::operation::{Operation, OperationOptions};
 use crate::outcomes::classify::{Outcome, Verdict};
 use crate::outcomes::decision::Decision;
@@ -163,7 +163,7 @@ pub fn explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u
             Ok(Decision::Wait { retry, until_ms, .. }) => {
                 let (min_delay_ms, max_delay_ms) = delay_range_ms(policy, retry, previous_delay_ms);
                 previous_delay_ms = max_delay_ms;
-                let ceiling_ms = policy.backoff.ceiling_ms(retry);
+                let ceiling_ms = policy_ceiling_ms(policy, retry, false);
                 steps.push(TimelineStep::Wait {
                     retry,
                     start_ms: now,

@@ -35,7 +35,10 @@ use crate::ground::rng::Draws;
 use crate::policy::{Backoff, BackoffKind, Jitter, Policy, MAX_ATTEMPTS_LIMIT, MAX_MS};
 
 impl Backoff {
-    /// The ceiling for retry `r` (0 = first retry), before jitter.
+    /// The ceiling for retry `r` (0 = first retry), before jitter. Under
+    /// jitter `polly`, [`backoff_ceilings_ms`] also bounds a ceiling by .NET's
+    /// `TimeSpan.MaxValue` (922 337 203 685 477 ms), as Polly does without
+    /// `MaxDelay`; the backoff alone does not know its jitter.
     ///
     /// ```
     /// use retryplan::Policy;
@@ -103,6 +106,20 @@ impl Backoff {
                 ceiling
             }
         }
+    }
+}
+
+/// The ceiling of retry `retry` under `policy`: [`Backoff::ceiling_after_ms`],
+/// except under jitter `polly`, where it is Polly's delay without jitter (the
+/// same numbers, but a delay beyond .NET's `TimeSpan` is `TimeSpan.MaxValue`
+/// when the cap is above it, as Polly has it without `MaxDelay`).
+pub(crate) fn policy_ceiling_ms(policy: &Policy, retry: u32, after_throttling: bool) -> u64 {
+    let backoff = &policy.backoff;
+    match policy.jitter {
+        Jitter::Polly { .. } if !(backoff.immediate_first_retry && retry == 0) => {
+            polly::ceiling_ms(backoff.kind, retry, backoff.base_for_ms(after_throttling), backoff.cap_ms)
+        }
+        _ => backoff.ceiling_after_ms(retry, after_throttling),
     }
 }
 
@@ -215,7 +232,7 @@ pub fn backoff_ceilings_ms(policy: &Policy, retries: u32) -> Result<Vec<u64>, Er
             rule: message!(TooManyRetries, MAX_ATTEMPTS_LIMIT, retries),
         });
     }
-    Ok((0..retries).map(|retry| policy.backoff.ceiling_ms(retry)).collect())
+    Ok((0..retries).map(|retry| policy_ceiling_ms(policy, retry, false)).collect())
 }
 
 #[cfg(test)]

@@ -19,9 +19,12 @@
 //! Then: a zero `d` is zero whatever the type (and draws nothing); a delay
 //! above `MaxDelay` is `MaxDelay` (so a cap below the base caps every delay);
 //! a delay that overflows a `TimeSpan` is `MaxDelay`, or `TimeSpan.MaxValue`
-//! without a cap. `U` is one draw in `[0, 1)` from the engine's seeded
-//! generator (see [`unit_interval`](crate::ground::rng)); the math functions are the
-//! `libm` crate's, so every platform and the wasm build agree to the bit.
+//! (922 337 203 685 477 ms) without one. Polly's `MaxDelay` is at most a day,
+//! so that is `min(cap, TimeSpan.MaxValue)`: a cap at or above
+//! `TimeSpan.MaxValue` (the profile's 2^53 - 1 ms) is Polly's `MaxDelay: null`.
+//! `U` is one draw in `[0, 1)` from the engine's seeded generator (see
+//! [`unit_interval`](crate::ground::rng)); the math functions are the `libm`
+//! crate's, so every platform and the wasm build agree to the bit.
 
 use crate::ground::rng::LARGEST_BELOW_ONE;
 use crate::ground::units::float;
@@ -33,6 +36,10 @@ const TICKS_PER_MS: i64 = 10_000;
 
 /// `TimeSpan.MaxValue.Ticks`.
 const TIMESPAN_MAX_TICKS: i64 = i64::MAX;
+
+/// `TimeSpan.MaxValue` in whole milliseconds (its 0.5807 ms beyond truncated,
+/// as every Polly delay is): the longest delay Polly gives.
+const TIMESPAN_MAX_MS: u64 = TIMESPAN_MAX_TICKS.unsigned_abs() / TICKS_PER_MS.unsigned_abs();
 
 /// `(double)TimeSpan.MaxValue.Ticks - 1000`, Polly's bound for the jittered
 /// exponential delay.
@@ -119,9 +126,16 @@ pub(crate) fn delay_ms(
             Err(_) if ticks > -TICKS_PER_MS => 0,
             Err(_) => u64::MAX,
         },
-        // OverflowException: MaxDelay when set (ours always is).
-        None => cap_ms,
+        // OverflowException: MaxDelay when set, else TimeSpan.MaxValue (a cap
+        // at or above it is no MaxDelay: Polly's is at most a day).
+        None => cap_ms.min(TIMESPAN_MAX_MS),
     }
+}
+
+/// Polly's delay before retry `attempt` without jitter, in milliseconds: the
+/// ceiling of that retry whatever `UseJitter` says.
+pub(crate) fn ceiling_ms(kind: BackoffKind, attempt: u32, base_ms: u64, cap_ms: u64) -> u64 {
+    delay_ms(kind, false, attempt, base_ms, cap_ms, &mut PollyState::default(), || 0.0)
 }
 
 /// `RetryHelper.GetRetryDelayCore`, in ticks; `None` for an overflow.
@@ -220,7 +234,14 @@ mod tests {
             polly(Exponential, false, 1000, POLLY_MAX_BASE_MS, 2 * POLLY_MAX_BASE_MS, 0.0),
             2 * POLLY_MAX_BASE_MS
         );
-        assert_eq!(polly(Exponential, false, 1000, POLLY_MAX_BASE_MS, NO_CAP, 0.0), NO_CAP);
+        // GetRetryDelay_Overflow_ReturnsMaxTimeSpan: without MaxDelay, TimeSpan.MaxValue.
+        assert_eq!(polly(Exponential, false, 1000, POLLY_MAX_BASE_MS, NO_CAP, 0.0), TIMESPAN_MAX_MS);
+        // A day doubled 23 times fits in a TimeSpan, 24 times overflows.
+        assert_eq!(polly(Exponential, false, 23, POLLY_MAX_BASE_MS, NO_CAP, 0.0), POLLY_MAX_BASE_MS << 23);
+        assert_eq!(polly(Exponential, false, 24, POLLY_MAX_BASE_MS, NO_CAP, 0.0), TIMESPAN_MAX_MS);
+        assert_eq!(TIMESPAN_MAX_MS, 922_337_203_685_477);
+        // The jittered exponential stops at MaxValue - 1000 ticks: the same whole milliseconds.
+        assert_eq!(polly(Exponential, true, 98, POLLY_MAX_BASE_MS, NO_CAP, 0.5), TIMESPAN_MAX_MS);
     }
 
     #[test]
