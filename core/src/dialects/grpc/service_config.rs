@@ -16,9 +16,14 @@
 //! - Field names as in the proto3 JSON mapping: lowerCamelCase or the proto
 //!   field name (`maxAttempts`, `max_attempts`), matched without regard to
 //!   case as grpc-go's reader does (its own tests write `"MaxAttempts"`). A
-//!   name given twice is an error. Fields the engine has no use for
-//!   (`loadBalancingConfig`, `waitForReady`, message sizes, ...) are ignored,
-//!   as gRPC clients ignore unknown fields.
+//!   name given twice is an error. `null` is the field's default, the same
+//!   as absent (proto3 JSON). Fields the engine has no use for but gRPC
+//!   clients read (`loadBalancingPolicy`, `loadBalancingConfig`,
+//!   `healthCheckConfig`, `waitForReady`, message sizes) are checked for
+//!   their JSON type only, as grpc-go and grpc-java refuse a wrong one;
+//!   unknown fields are ignored, as gRPC clients ignore them.
+//! - Integers (`maxAttempts`, `maxTokens`, status codes) as JSON numbers
+//!   without a fraction: `3` or `3.0`, never `"3"`.
 //! - Status codes as a JSON integer 1..=16 or a name in any case
 //!   (`"UNAVAILABLE"`, `"unavailable"`, `14`); `OK` is refused (grpc-java).
 //!
@@ -36,7 +41,6 @@ use crate::config::value::{expected, item, read_error, Number, Value};
 use crate::controls::dependency::DependencyConfig;
 use crate::ground::message::{message, Message, Rule};
 use crate::ground::text::excerpt;
-use crate::ground::units::float;
 use crate::outcomes::classify::GrpcCode;
 use crate::policy::{Policy, PolicyConfig};
 
@@ -131,6 +135,11 @@ impl ServiceConfig {
         };
         let mut reader = Reader { options, warnings: Warnings::default() };
         let top = Object::new(value, "")?;
+        top.check_unused(&[
+            ("loadBalancingPolicy", Shape::String),
+            ("loadBalancingConfig", Shape::List),
+            ("healthCheckConfig", Shape::Object),
+        ])?;
         let mut methods: Vec<MethodProfile> = Vec::new();
         // Every selector named so far: one ordered set, so a config of n
         // names costs n log n, not n^2.
@@ -188,6 +197,11 @@ struct Reader {
 impl Reader {
     fn method_config(&mut self, value: &Value, path: &str) -> Result<Vec<MethodProfile>, Error> {
         let object = Object::new(value, path)?;
+        object.check_unused(&[
+            ("waitForReady", Shape::Boolean),
+            ("maxRequestMessageBytes", Shape::WholeNumber),
+            ("maxResponseMessageBytes", Shape::WholeNumber),
+        ])?;
         let names = match object.get("name")? {
             Some((names_path, list)) => list_items(list, &names_path)?
                 .iter()
@@ -285,12 +299,12 @@ impl Reader {
     /// `maxAttempts`: required, a JSON integer > 1; above the cap it is the cap (warned).
     fn max_attempts(&mut self, object: &Object<'_>, path: &str) -> Result<u32, Error> {
         let (attempts_path, value) = object.required("maxAttempts", path)?;
-        let attempts = match value {
-            Value::Number(Number::Unsigned(n)) => *n,
-            Value::Number(Number::Negative(n)) => {
-                return Err(rule(&attempts_path, message!(AttemptsNotAboveOne, &attempts_path, *n)))
+        let attempts = match integer(value) {
+            Some(Number::Unsigned(n)) => n,
+            Some(Number::Negative(n)) => {
+                return Err(rule(&attempts_path, message!(AttemptsNotAboveOne, &attempts_path, n)))
             }
-            other => return Err(expected(&attempts_path, Rule::IntegerAboveOne, other)),
+            _ => return Err(expected(&attempts_path, Rule::IntegerAboveOne, value)),
         };
         if attempts <= 1 {
             return Err(rule(&attempts_path, message!(AttemptsNotAboveOne, &attempts_path, attempts)));
@@ -307,12 +321,12 @@ impl Reader {
     fn throttling(&mut self, value: &Value, path: &str) -> Result<DependencyConfig, Error> {
         let object = Object::new(value, path)?;
         let (tokens_path, tokens) = object.required("maxTokens", path)?;
-        let max_tokens = match tokens {
-            Value::Number(Number::Unsigned(n)) if (1..=1000).contains(n) => u32::try_from(*n).unwrap_or(1000),
-            Value::Number(number @ (Number::Unsigned(_) | Number::Negative(_))) => {
+        let max_tokens = match integer(tokens) {
+            Some(Number::Unsigned(n)) if (1..=1000).contains(&n) => u32::try_from(n).unwrap_or(1000),
+            Some(number @ (Number::Unsigned(_) | Number::Negative(_))) => {
                 return Err(rule(&tokens_path, message!(TokensOutOfRange, &tokens_path, number.arg())))
             }
-            other => return Err(expected(&tokens_path, Rule::TokensInteger, other)),
+            _ => return Err(expected(&tokens_path, Rule::TokensInteger, tokens)),
         };
         let (ratio_path, ratio) = object.required("tokenRatio", path)?;
         let token_ratio = match ratio {
@@ -344,7 +358,7 @@ fn selector(value: &Value, path: &str) -> Result<(String, String), Error> {
     let object = Object::new(value, path)?;
     let text = |key: &str| -> Result<String, Error> {
         match object.get(key)? {
-            None | Some((_, Value::Null)) => Ok(String::new()),
+            None => Ok(String::new()),
             Some((_, Value::String(text))) => Ok(text.clone()),
             Some((field, other)) => Err(expected(&field, Rule::String, other)),
         }
@@ -379,12 +393,9 @@ fn status_codes(value: &Value, path: &str) -> Result<Vec<GrpcCode>, Error> {
     let mut codes = Vec::new();
     for (index, entry) in list_items(value, path)?.iter().enumerate() {
         let field = item(path, index);
-        let code = match entry {
-            Value::Number(Number::Unsigned(n)) => u32::try_from(*n).ok().and_then(GrpcCode::from_number),
-            Value::Number(Number::Float(n)) if float::fract(*n) == 0.0 && (0.0..17.0).contains(n) => {
-                GrpcCode::from_number(*n as u32)
-            }
-            Value::String(name) => GrpcCode::ALL.into_iter().find(|code| code.name().eq_ignore_ascii_case(name)),
+        let code = match (entry, integer(entry)) {
+            (_, Some(Number::Unsigned(n))) => u32::try_from(n).ok().and_then(GrpcCode::from_number),
+            (Value::String(name), _) => GrpcCode::ALL.into_iter().find(|code| code.name().eq_ignore_ascii_case(name)),
             _ => None,
         };
         match code {
@@ -398,6 +409,35 @@ fn status_codes(value: &Value, path: &str) -> Result<Vec<GrpcCode>, Error> {
         }
     }
     Ok(codes)
+}
+
+/// A JSON integer: a number without a fraction, written `3` or `3.0` (JSON
+/// does not tell them apart; grpc-java reads both, and a host's JSON parser
+/// may hand either). `None` for anything else.
+fn integer(value: &Value) -> Option<Number> {
+    match value {
+        Value::Number(Number::Float(number)) => match Number::from_f64(*number) {
+            Number::Float(_) => None,
+            whole => Some(whole),
+        },
+        Value::Number(number) => Some(*number),
+        _ => None,
+    }
+}
+
+/// The JSON type of a field read only to be checked ([`Object::check_unused`]).
+#[derive(Clone, Copy)]
+enum Shape {
+    /// `true` or `false`.
+    Boolean,
+    /// A string.
+    String,
+    /// A list.
+    List,
+    /// An object.
+    Object,
+    /// A JSON integer, 0 or more.
+    WholeNumber,
 }
 
 /// The items of a list.
@@ -436,7 +476,34 @@ impl<'a> Object<'a> {
         if let Some((again, _)) = matches.next() {
             return Err(read_error(&super::join_path(self.path, again), message!(KeyTwice, name.to_owned())));
         }
-        Ok(found.map(|(key, value)| (super::join_path(self.path, key), value)))
+        // proto3 JSON: `null` is the field's default, the same as absent.
+        Ok(found
+            .filter(|(_, value)| *value != Value::Null)
+            .map(|(key, value)| (super::join_path(self.path, key), value)))
+    }
+
+    /// Checks the type of fields the engine has no use for but gRPC clients
+    /// read: grpc-go and grpc-java refuse a config whose `waitForReady` is
+    /// not a boolean, so it is refused here too (what it is for is not
+    /// checked: a load-balancing policy's name, for one).
+    fn check_unused(&self, fields: &[(&str, Shape)]) -> Result<(), Error> {
+        for &(name, shape) in fields {
+            if let Some((path, value)) = self.get(name)? {
+                let (fits, rule) = match shape {
+                    Shape::Boolean => (matches!(value, Value::Bool(_)), Rule::Boolean),
+                    Shape::String => (matches!(value, Value::String(_)), Rule::String),
+                    Shape::List => (matches!(value, Value::List(_)), Rule::List),
+                    Shape::Object => (matches!(value, Value::Object(_)), Rule::Object),
+                    Shape::WholeNumber => {
+                        (matches!(integer(value), Some(Number::Unsigned(_))), Rule::WholeNumberFromZero)
+                    }
+                };
+                if !fits {
+                    return Err(expected(&path, rule, value));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A required field.
