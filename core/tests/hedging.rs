@@ -96,7 +96,7 @@ fn a_hedge_refused_by_the_budget_does_not_end_the_operation() {
 }
 
 #[test]
-fn the_budget_token_is_taken_after_the_wait_and_a_cancelled_waiter_spends_nothing() {
+fn the_budget_token_is_taken_after_the_wait_and_a_refused_retry_gives_up_when_the_failure_arrives() {
     let dependency = Dependency::from_json(
         r#"{"budget": {"kind": "quota", "capacity": 10, "retry_cost": 5, "timeout_retry_cost": 10, "success_increment": 1}}"#,
     )
@@ -119,9 +119,9 @@ fn the_budget_token_is_taken_after_the_wait_and_a_cancelled_waiter_spends_nothin
     op.on_outcome(10, 1, &timed_out).unwrap();
     assert_eq!(started(op.poll(110).unwrap()), (2, false));
     assert_eq!(available(&dependency), 0, "a retry after a timeout costs 10");
-    op.on_outcome(120, 2, &timed_out).unwrap();
+    // The quota (0) cannot pay the next retry: refused when the failure arrives, with no wait first.
     assert!(matches!(
-        op.poll(320).unwrap(),
+        op.on_outcome(120, 2, &timed_out).unwrap(),
         Decision::GaveUp { reason: GiveUpReason::BudgetExhausted, attempts: 2, .. }
     ));
 }

@@ -20,6 +20,9 @@
 //!
 //! The retry is charged when it is about to be dispatched (after the wait), by
 //! [`Operation`](crate::Operation); a waiter that is cancelled spends nothing.
+//! The operation also asks, taking nothing, when the failure arrives: a retry
+//! the budget refuses then gives up at once instead of waiting first (gRFC
+//! A6's throttle and the AWS SDKs' quota decide at that point).
 //!
 //! Only the ratio budget keeps time. It follows the rule of every control's
 //! clock ([`crate::ground::clock`]) with its window as the horizon: a reading earlier
@@ -287,19 +290,37 @@ impl RetryBudget {
     /// assert_eq!(quota.try_retry_for(0, RetryCause::Transient).map(|charge| charge.cost()), Some(14));
     /// ```
     pub fn try_retry_for(&self, now_ms: u64, cause: RetryCause) -> Option<RetryCharge> {
-        let cost = match &mut *self.state() {
+        let cost = self.admit(now_ms, cause, true)?;
+        Some(RetryCharge { cost, owner: Shared::downgrade(&self.state) })
+    }
+
+    /// Whether [`RetryBudget::try_retry_for`] would grant a retry at
+    /// `now_ms` for a failure of class `cause`, taking nothing. An operation
+    /// asks when the failure arrives, so that a retry the budget refuses
+    /// gives up then, not after its wait: gRFC A6's throttle and the AWS
+    /// SDKs' quota decide when the failure arrives.
+    pub(crate) fn allows_retry(&self, now_ms: u64, cause: RetryCause) -> bool {
+        self.admit(now_ms, cause, false).is_some()
+    }
+
+    /// The cost of a retry for `cause` at `now_ms`, or `None` when the
+    /// budget refuses it; with `take`, the retry is counted (and a quota's
+    /// units taken).
+    fn admit(&self, now_ms: u64, cause: RetryCause, take: bool) -> Option<u32> {
+        match &mut *self.state() {
             State::TokenBucket { tokens_milli, max_milli, .. } => (*tokens_milli * 2 > *max_milli).then_some(0),
             State::Ratio { window, clock, deposit_milli, reserve_milli } => {
                 let reading = clock.read(now_ms);
                 let [requests, retries] = window.totals(reading);
                 let earned = requests.saturating_mul(*deposit_milli).saturating_add(*reserve_milli);
                 let spent = retries.saturating_mul(1000);
-                if earned.saturating_sub(spent) >= 1000 {
-                    window.add(reading, RETRIES, 1);
-                    Some(0)
-                } else {
-                    None
+                if earned.saturating_sub(spent) < 1000 {
+                    return None;
                 }
+                if take {
+                    window.add(reading, RETRIES, 1);
+                }
+                Some(0)
             }
             State::Quota { available, retry_cost, timeout_retry_cost, throttling_retry_cost, .. } => {
                 let cost = match cause {
@@ -307,15 +328,15 @@ impl RetryBudget {
                     RetryCause::Timeout => *timeout_retry_cost,
                     RetryCause::Throttling => *throttling_retry_cost,
                 };
-                if *available >= cost {
-                    *available -= cost;
-                    Some(cost)
-                } else {
-                    None
+                if *available < cost {
+                    return None;
                 }
+                if take {
+                    *available -= cost;
+                }
+                Some(cost)
             }
-        }?;
-        Some(RetryCharge { cost, owner: Shared::downgrade(&self.state) })
+        }
     }
 
     /// Takes `cost` units from a quota, as the AWS SDKs' `acquire`: true when

@@ -145,6 +145,11 @@ impl Operation {
         if delay_ms == 0 {
             return self.start_or_give_up(now, Start::Retry);
         }
+        // A retry the budget refuses now gives up now, not after the wait (the
+        // budget is still asked again, and charged, when the retry starts).
+        if self.controls.as_ref().is_some_and(|controls| controls.budget_refuses_retry(now, self.last_failure)) {
+            return self.give_up(now, GiveUpReason::BudgetExhausted, None);
+        }
         let until_ms = now.saturating_add(delay_ms);
         self.phase = Phase::Waiting { until_ms, retry_after_ms };
         Decision::Wait { retry, delay_ms, until_ms, retry_after_ms, remaining_ms: remaining }

@@ -97,6 +97,13 @@ impl Controls {
         Ok(held)
     }
 
+    /// Whether the dependency's budget refuses a retry at `now` for a failure
+    /// of class `last_failure`, taking nothing (asked when the failure
+    /// arrives: a refused retry gives up then, not after its wait).
+    pub(super) fn budget_refuses_retry(&self, now: u64, last_failure: RetryCause) -> bool {
+        self.dependency.budget().is_some_and(|budget| !budget.allows_retry(now, last_failure))
+    }
+
     /// Gives back what every running attempt holds, without a result.
     pub(super) fn release_all(&mut self) {
         for index in 0..MAX_RUNNING {

@@ -12,7 +12,9 @@
 //! (`no_retry_slot`) and then a retry-budget token (`budget_exhausted`),
 //! taken only now, after the wait, so a cancelled waiter spends nothing (a
 //! quota prices it by the failure being retried: timeout, throttling or
-//! other, [`RetryCause`]). The
+//! other, [`RetryCause`]); step 7 below has already asked the budget once,
+//! so this refuses only a retry whose budget other calls drained during
+//! the wait. The
 //! effective timeout is `min(per-attempt timeout, remaining)`, where a
 //! fraction-of-remaining timeout is never below the minimum useful time.
 //!
@@ -58,13 +60,17 @@
 //!    remains, give up now (`retry_after_exceeds_deadline`); if the delay plus a
 //!    minimum useful attempt does not fit, give up now (`deadline_insufficient`),
 //!    never after sleeping;
-//! 7. otherwise wait (or, for a zero delay, go straight to the pre-attempt check).
+//! 7. with a shared budget that would refuse the retry now (asked, nothing
+//!    taken), give up now (`budget_exhausted`), never after sleeping: gRFC A6's
+//!    throttle and the AWS SDKs' quota decide when the failure arrives;
+//! 8. otherwise wait (or, for a zero delay, go straight to the pre-attempt
+//!    check, which asks the budget itself).
 //!
 //! A clock reading earlier than one already seen counts as no time elapsed.
 //!
 //! Where each rule lives, in this order: `before_attempt.rs` (**Before every
 //! attempt**), `grants.rs` (what a shared [`Dependency`](crate::Dependency) grants an attempt,
-//! and step 0), `hedging.rs` (**Hedging**), `after_attempt.rs` (steps 1 to 7
+//! and step 0), `hedging.rs` (**Hedging**), `after_attempt.rs` (steps 1 to 8
 //! of **After an attempt**) and `ending.rs` (every ending gives back what the
 //! running attempts hold). This file holds the state and the public calls
 //! that apply them.
