@@ -3,14 +3,32 @@
 The expectations follow urllib3's own test suite (test/test_retry.py): the
 counters (test_retry_both_specified, test_retry_read_zero, test_status_counter),
 the backoff (test_backoff: 0, 0.4, 0.8, 1.6 s for factor 0.2), is_retry with
-status_forcelist and allowed_methods, and Retry-After handling.
+status_forcelist and allowed_methods, and Retry-After handling. Below them, the
+same cases run side by side with the installed urllib3 (SIDE_BY_SIDE), with the
+documented deviations pinned one by one.
 """
+
+from unittest import mock
 
 import pytest
 
 urllib3_retry = pytest.importorskip("urllib3.util.retry")
 Retry = urllib3_retry.Retry
 
+from urllib3 import HTTPHeaderDict  # noqa: E402
+from urllib3.exceptions import (  # noqa: E402
+    ConnectTimeoutError,
+    InvalidHeader,
+    MaxRetryError,
+    NameResolutionError,
+    NewConnectionError,
+    ProtocolError,
+    ReadTimeoutError,
+    SSLError,
+)
+from urllib3.response import HTTPResponse  # noqa: E402
+
+import retryplan  # noqa: E402
 from retryplan import Operation, Outcome, Policy  # noqa: E402
 from retryplan.compat import DEFAULT_TOTAL_TIMEOUT_MS, RetryNotMappable, from_urllib3  # noqa: E402
 
@@ -244,3 +262,434 @@ def test_an_attribute_an_older_urllib3_lacks_has_its_default():
     config = from_urllib3(retry).to_dict()
     assert config["server_guidance"]["cap_ms"] == 21_600_000
     assert config["jitter"] == {"kind": "none"}
+
+
+# --- urllib3 itself, side by side -------------------------------------------------------------------------------
+#
+# Each case below is a case of urllib3's own test suite (the test function is named), run twice: once through urllib3's
+# Retry as HTTPConnectionPool.urlopen drives it (is_retry, increment, sleep, with time.sleep and time.time mocked), once
+# through the policy from_urllib3 makes, in a Driver given the same responses and the same exceptions (read by the
+# helpers' failure table). Both must make the same attempts with the same waits.
+
+#: 2019-06-03 11:00:00 UTC, the wall clock of urllib3's test_respect_retry_after_header_sleep.
+NOW_UNIX_MS = 1_559_559_600_000
+
+#: The exceptions urllib3's pool hands to Retry.increment, by a short name.
+ERRORS = {
+    "connect_timeout": lambda: ConnectTimeoutError("connect timed out"),
+    "refused": lambda: NewConnectionError(None, "Failed to establish a new connection: [Errno 111] refused"),
+    "dns": lambda: NameResolutionError("example.invalid", None, OSError("no such host")),
+    "read_timeout": lambda: ReadTimeoutError(None, "/", "read timed out"),
+    "protocol": lambda: ProtocolError("Connection aborted.", ConnectionResetError(104, "reset")),
+    "ssl": lambda: SSLError("handshake failed"),
+}
+
+
+def _step(step):
+    """A step as (status, headers) for a response, or (None, error name)."""
+    if isinstance(step, int):
+        return step, {}
+    if isinstance(step, tuple):
+        return step[0], {"Retry-After": step[1]}
+    return None, step
+
+
+def urllib3_run(retry, method, steps):
+    """urllib3's loop (HTTPConnectionPool.urlopen) over `steps`, one per attempt: the waits in ms, then how many
+    attempts it made (it stops when a response is not retried, the Retry is exhausted or an error is re-raised), or
+    None when it would make one more."""
+    waits = []
+    with mock.patch("time.time", return_value=NOW_UNIX_MS / 1000), mock.patch("time.sleep") as sleep:
+        for attempt, step in enumerate(steps, start=1):
+            status, detail = _step(step)
+            sleep.reset_mock()
+            try:
+                if status is None:
+                    retry = retry.increment(method, "/", error=ERRORS[detail]())
+                    retry.sleep()
+                else:
+                    response = HTTPResponse(status=status, headers=detail)
+                    if not retry.is_retry(method, status, bool(response.headers.get("Retry-After"))):
+                        return waits, attempt
+                    retry = retry.increment(method, "/", response=response)
+                    retry.sleep(response)
+            except (MaxRetryError, InvalidHeader, ConnectTimeoutError, ReadTimeoutError, ProtocolError):
+                return waits, attempt
+            waits.append(round(sum(call.args[0] for call in sleep.call_args_list) * 1000))
+    return waits, None  # another attempt
+
+
+def policy_run(policy, method, steps, seed=7):
+    """The policy's Driver over the same `steps`: the waits in ms, then how many attempts it made (or None)."""
+    driver = retryplan.Driver(policy, now_ms=0, seed=seed, method=method, concurrency="sequential")
+    now, waits = 0, []
+    action = driver.poll_action(now_ms=now)
+    for attempt, step in enumerate(steps, start=1):
+        assert isinstance(action, retryplan.AttemptPlan) and action.attempt == attempt, action
+        status, detail = _step(step)
+        if status is None:
+            outcome = retryplan.default_outcome_of_exception(ERRORS[detail]())
+            driver.handle_result(now_ms=now, attempt=attempt, outcome=outcome)
+        else:
+            headers = HTTPHeaderDict(detail)  # what a urllib3 response carries: case-insensitive
+            driver.handle_response(now_ms=now, attempt=attempt, status=status, headers=headers, now_unix_ms=NOW_UNIX_MS)
+        action = driver.poll_action(now_ms=now)
+        if isinstance(action, retryplan.Ending):
+            return waits, attempt
+        if isinstance(action, retryplan.Sleep):
+            waits.append(action.until_ms - now)
+            now = action.until_ms
+            action = driver.poll_action(now_ms=now)
+        else:
+            waits.append(0)
+    return waits, None  # another attempt
+
+
+GET = "GET"
+#: (urllib3's test function, the Retry, the method, one step per attempt: a status, (status, Retry-After) or an error).
+SIDE_BY_SIDE = [
+    ("test_retry.py::test_retry_both_specified", lambda: Retry(connect=3, total=2), GET, ["connect_timeout"] * 4),
+    ("test_retry.py::test_retry_higher_total_loses", lambda: Retry(connect=2, total=3), GET, ["connect_timeout"] * 4),
+    ("test_retry.py::test_retry_higher_total_loses_vs_read", lambda: Retry(read=2, total=3), GET, ["read_timeout"] * 4),
+    ("test_retry.py::test_retry_total_none (connect)", lambda: Retry(connect=2, total=None), GET, ["refused"] * 4),
+    (
+        "test_retry.py::test_retry_total_none (read)",
+        lambda: Retry(connect=2, total=None),
+        GET,
+        ["read_timeout"] * 3 + [200],
+    ),
+    ("test_retry.py::test_retry_default", lambda: Retry(connect=1), GET, ["connect_timeout"] * 3),
+    ("test_retry.py::test_retry_default (not exhausted)", lambda: Retry(connect=1), GET, ["connect_timeout", 200]),
+    ("test_retry.py::test_retry_read_zero", lambda: Retry(read=0), GET, ["read_timeout"] * 2),
+    ("test_retry.py::test_status_counter", lambda: Retry(status=2, status_forcelist=[400]), GET, [400] * 4),
+    (
+        "test_retry.py::test_backoff (total 99: 100 is refused)",
+        lambda: Retry(total=99, backoff_factor=0.2, status_forcelist=[500]),
+        GET,
+        [500] * 16,
+    ),
+    (
+        "test_retry.py::test_configurable_backoff_max",
+        lambda: Retry(total=99, backoff_factor=0.2, backoff_max=1, status_forcelist=[500]),
+        GET,
+        [500] * 7,
+    ),
+    ("test_retry.py::test_zero_backoff", lambda: Retry(status_forcelist=[500]), GET, [500] * 3 + [200]),
+    (
+        "test_retry.py::test_configurable_retry_after_max (6 h)",
+        lambda: Retry(),
+        GET,
+        [(503, "21600"), (503, "21601"), 200],
+    ),
+    (
+        "test_retry.py::test_configurable_retry_after_max (1 s)",
+        lambda: with_retry_after_max(1),
+        GET,
+        [(503, "1"), (503, "2"), 200],
+    ),
+    (
+        "test_retry.py::test_status_forcelist (range)",
+        lambda: Retry(status_forcelist=range(500, 600)),
+        GET,
+        [500, 599, 400],
+    ),
+    ("test_retry.py::test_status_forcelist (200)", lambda: Retry(status_forcelist=range(500, 600)), GET, [200]),
+    ("test_retry.py::test_status_forcelist (418)", lambda: Retry(total=1, status_forcelist=[418]), GET, [418, 400]),
+    (
+        "test_retry.py::test_allowed_methods_with_status_forcelist (None, GET)",
+        lambda: Retry(status_forcelist=[500], allowed_methods=None),
+        GET,
+        [500, 200],
+    ),
+    (
+        "test_retry.py::test_allowed_methods_with_status_forcelist (None, POST)",
+        lambda: Retry(status_forcelist=[500], allowed_methods=None),
+        "POST",
+        [500, 200],
+    ),
+    (
+        "test_retry.py::test_allowed_methods_with_status_forcelist (POST only, GET)",
+        lambda: Retry(status_forcelist=[500], allowed_methods=["POST"]),
+        GET,
+        [500],
+    ),
+    (
+        "test_retry.py::test_allowed_methods_with_status_forcelist (POST only, POST)",
+        lambda: Retry(status_forcelist=[500], allowed_methods=["POST"]),
+        "POST",
+        [500, 200],
+    ),
+    ("test_retry.py::test_exhausted (Retry(0))", lambda: Retry(0), GET, ["connect_timeout"]),
+    ("test_retry.py::test_disabled[-1]", lambda: Retry(-1), GET, [(503, "1")]),
+    ("test_retry.py::test_disabled[0]", lambda: Retry(0, status_forcelist=[500]), GET, [500]),
+    ("test_retry.py::test_retry_default (Retry(False))", lambda: Retry(False), GET, ["dns"]),
+    (
+        "test_retry.py::test_error_message (total 1)",
+        lambda: Retry(total=1, status_forcelist=[500], allowed_methods=None),
+        "POST",
+        [500, 500],
+    ),
+    ("test_retry.py::test_retry_method_not_allowed", lambda: Retry(), "POST", ["read_timeout"]),
+    ("test_retry.py::test_parse_retry_after[0]", lambda: Retry(), GET, [(503, "0"), 200]),
+    ("test_retry.py::test_parse_retry_after[1000]", lambda: Retry(), GET, [(503, "1000"), 200]),
+    ("test_retry.py::test_parse_retry_after[\\t42 ]", lambda: Retry(), GET, [(503, "\t42 "), 200]),
+    ("test_retry.py::test_respect_retry_after_header_sleep[3600-True]", lambda: Retry(), GET, [(503, "3600"), 200]),
+    (
+        "test_retry.py::test_respect_retry_after_header_sleep[3600-False]",
+        lambda: Retry(respect_retry_after_header=False),
+        GET,
+        [(503, "3600")],
+    ),
+    (
+        "test_retry.py::test_respect_retry_after_header_sleep[12:00 UTC-True]",
+        lambda: Retry(),
+        GET,
+        [(503, "Mon, 3 Jun 2019 12:00:00 UTC"), 200],
+    ),
+    (
+        "test_retry.py::test_respect_retry_after_header_sleep[12:00 UTC-False]",
+        lambda: Retry(respect_retry_after_header=False),
+        GET,
+        [(503, "Mon, 3 Jun 2019 12:00:00 UTC")],
+    ),
+    (
+        "test_retry.py::test_respect_retry_after_header_sleep[11:00 UTC-True]",
+        lambda: Retry(),
+        GET,
+        [(503, "Mon, 3 Jun 2019 11:00:00 UTC"), 200],
+    ),
+    (
+        "test_retry.py::test_respect_retry_after_header_sleep[IMF-fixdate]",
+        lambda: Retry(),
+        GET,
+        [(503, "Mon, 03 Jun 2019 11:30:12 GMT"), 200],
+    ),
+    (
+        "test_retry.py::test_respect_retry_after_header_sleep[rfc850]",
+        lambda: Retry(),
+        GET,
+        [(503, "Monday, 03-Jun-19 11:30:12 GMT"), 200],
+    ),
+    (
+        "test_retry.py::test_respect_retry_after_header_sleep[asctime]",
+        lambda: Retry(),
+        GET,
+        [(503, "Mon Jun  3 11:30:12 2019"), 200],
+    ),
+    (
+        "with_dummyserver/test_connectionpool.py::test_connect_timeout",
+        lambda: Retry(connect=0),
+        GET,
+        ["connect_timeout"],
+    ),
+    (
+        "with_dummyserver/test_connectionpool.py::test_connection_error_retries",
+        lambda: Retry(connect=3),
+        GET,
+        ["refused"] * 4,
+    ),
+    ("with_dummyserver/test_connectionpool.py::test_bad_connect", lambda: Retry.from_int(5), GET, ["refused"] * 6),
+    ("with_dummyserver/test_connectionpool.py::test_dns_error", lambda: Retry.from_int(2), GET, ["dns"] * 3),
+    (
+        "with_dummyserver/test_connectionpool.py::test_read_retries",
+        lambda: Retry(read=1, status_forcelist=[418]),
+        GET,
+        [418, 200],
+    ),
+    (
+        "with_dummyserver/test_connectionpool.py::test_read_total_retries",
+        lambda: Retry(total=1, status_forcelist=[418]),
+        GET,
+        [418, 200],
+    ),
+    (
+        "with_dummyserver/test_connectionpool.py::test_retries_wrong_forcelist",
+        lambda: Retry(total=1, status_forcelist=[202]),
+        GET,
+        [418],
+    ),
+    (
+        "with_dummyserver/test_connectionpool.py::test_default_method_forcelist_retried",
+        lambda: Retry(total=1, status_forcelist=[418]),
+        "OPTIONS",
+        [418, 200],
+    ),
+    (
+        "with_dummyserver/test_connectionpool.py::test_retries_wrong_method_list",
+        lambda: Retry(total=1, status_forcelist=[418], allowed_methods=["POST"]),
+        GET,
+        [418],
+    ),
+    ("with_dummyserver/test_connectionpool.py::test_read_retries_unsuccessful", lambda: Retry.from_int(1), GET, [418]),
+    (
+        "with_dummyserver/test_connectionpool.py::test_retry_return_in_response",
+        lambda: Retry(total=2, status_forcelist=[418]),
+        GET,
+        [418, 200],
+    ),
+    (
+        "with_dummyserver/test_connectionpool.py::test_retry_after (429, retries=True)",
+        lambda: Retry.from_int(True),
+        GET,
+        [(429, "1"), 200],
+    ),
+    (
+        "with_dummyserver/test_connectionpool.py::test_retry_after (503, retries=True)",
+        lambda: Retry.from_int(True),
+        GET,
+        [(503, "1"), 200],
+    ),
+    (
+        "with_dummyserver/test_connectionpool.py::test_retry_after (429, retries=False)",
+        lambda: Retry.from_int(False),
+        GET,
+        [(429, "1")],
+    ),
+    (
+        "with_dummyserver/test_connectionpool.py::test_retry_after (418)",
+        lambda: Retry.from_int(True),
+        GET,
+        [(418, "1")],
+    ),
+    (
+        "with_dummyserver/test_poolmanager.py::test_raise_on_status",
+        lambda: Retry(total=1, status_forcelist=range(500, 600)),
+        GET,
+        [500, 500],
+    ),
+    (
+        "with_dummyserver/test_socketlevel.py::test_read_timeout_dont_retry_method_not_in_allowlist",
+        lambda: Retry.from_int(True),
+        "POST",
+        ["read_timeout"],
+    ),
+    (
+        "with_dummyserver/test_socketlevel.py::test_timeout_errors_cause_retries",
+        lambda: Retry.from_int(1),
+        GET,
+        ["read_timeout", 200],
+    ),
+    (
+        "with_dummyserver/test_socketlevel.py::test_retry_weird_http_version",
+        lambda: Retry(read=1),
+        GET,
+        ["protocol", 200],
+    ),
+    (
+        "with_dummyserver/test_socketlevel.py::test_pool_size_retry_drain_fail",
+        lambda: Retry(total=1, raise_on_status=False, status_forcelist=[404]),
+        GET,
+        [404, 404],
+    ),
+    # Beyond urllib3's tests: what an unreadable Retry-After does (urllib3 raises InvalidHeader, the policy gives up).
+    ("test_retry.py::test_parse_retry_after_invalid[-1] on a 503", lambda: Retry(), GET, [(503, "-1")]),
+    ("test_retry.py::test_parse_retry_after_invalid[1.0] on a 429", lambda: Retry(), GET, [(429, "1.0")]),
+]
+
+
+@pytest.mark.parametrize(
+    "retry, method, steps", [case[1:] for case in SIDE_BY_SIDE], ids=[case[0] for case in SIDE_BY_SIDE]
+)
+def test_the_policy_retries_as_urllib3_does(retry, method, steps):
+    expected = urllib3_run(retry(), method, steps)
+    assert policy_run(from_urllib3(retry()), method, steps) == expected
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_backoff_jitter_stays_in_urllib3s_ranges(seed):
+    # test_retry.py::test_backoff_jitter: factor 0.2, backoff_max 1, jitter 0.4: 0, then 0.4-0.8, 0.8-1, 1, 1 s.
+    retry = Retry(total=99, backoff_factor=0.2, backoff_max=1, backoff_jitter=0.4, status_forcelist=[500])
+    waits, _ = policy_run(from_urllib3(retry), GET, [500] * 5, seed=seed)
+    assert waits[0] == 0 and 400 <= waits[1] <= 800 and 800 <= waits[2] <= 1000 and waits[3:] == [1000, 1000], waits
+
+
+def test_side_by_side_cases_can_fail():
+    # The harness sees a difference: a policy with one retry fewer makes one attempt fewer.
+    steps = ["connect_timeout"] * 4
+    assert policy_run(from_urllib3(Retry(connect=1)), GET, steps) != urllib3_run(Retry(connect=2), GET, steps)
+
+
+def test_tls_errors_count_as_connect_failures_not_other_a_documented_deviation():
+    # urllib3 counts an SSLError with `other` (test_retry.py::test_retry_other); the engine counts a failed TLS
+    # handshake as a request that never left, with `connect` (http_clients.md, "urllib3 Retry", Deviation).
+    steps = ["ssl"] * 3
+    assert urllib3_run(Retry(connect=1), GET, steps + [200]) == ([0, 0, 0], 4)
+    assert policy_run(from_urllib3(Retry(connect=1)), GET, steps) == ([0], 2)
+    assert urllib3_run(Retry(other=1), GET, steps) == ([0], 2)
+    assert policy_run(from_urllib3(Retry(other=1)), GET, steps + [200]) == ([0, 0, 0], 4)
+
+
+def test_retry_after_zero_retries_at_once_a_documented_deviation():
+    # urllib3's sleep_for_retry reads 0 as no header and sleeps the backoff; the engine waits the 0 s the server asked.
+    steps = [500, (500, "0"), 200]
+    assert urllib3_run(Retry(backoff_factor=1, status_forcelist=[500]), GET, steps) == ([0, 2000], 3)
+    assert policy_run(from_urllib3(Retry(backoff_factor=1, status_forcelist=[500])), GET, steps) == ([0, 0], 3)
+
+
+def test_an_unreadable_retry_after_is_passed_over_a_documented_deviation():
+    # urllib3 counts the retry, then its sleep raises InvalidHeader: one attempt. The engine passes the value over: a 503
+    # that needs Retry-After is not retried (one attempt too), a forced status is retried after the backoff.
+    assert (
+        urllib3_run(Retry(), GET, [(503, "soon")]) == policy_run(from_urllib3(Retry()), GET, [(503, "soon")]) == ([], 1)
+    )
+    forced = [(500, "soon"), 200]
+    assert urllib3_run(Retry(status_forcelist=[500]), GET, forced) == ([], 1)
+    assert policy_run(from_urllib3(Retry(status_forcelist=[500])), GET, forced) == ([0], 2)
+
+
+def _retry_after_values():
+    """Retry-After values: urllib3's test inputs, then a grid of the date forms' parts, spaced and ordered variously."""
+    values = [
+        "-1",
+        "+1",
+        "1.0",
+        "\xb2",
+        "0",
+        "1000",
+        "\t42 ",
+        "42\n",
+        "\n42\xa0",
+        "\x1c42",
+        "42\x1f",
+        "4 2",
+        "4_2",
+        "1e3",
+    ]
+    values += ["", " ", "soon", "1, 2", "99999999999999999999999", "2019-06-03T11:30:12Z", "3 Jun 10000 11:30:12 GMT"]
+    days, months, years = (
+        ["Mon,", "Monday,", "mon", ""],
+        ["3 Jun", "03 June", "Jun 3", "3 JUN"],
+        ["2019", "19", "69", "0"],
+    )
+    times, zones = (
+        ["11:30:12", "11:30", "11.30.12", "27:00:00"],
+        ["GMT", "UTC", "-0000", "+0130", "EST", "", "XYZ", "Z"],
+    )
+    for day in days:
+        for month in months:
+            for year in years:
+                for time_of_day in times:
+                    for zone in zones:
+                        values.append(" ".join(part for part in (day, month, year, time_of_day, zone) if part))
+    values += ["Monday, 03-Jun-19 11:30:12 GMT", "Mon Jun  3 11:30:12 2019", "3 Jun 2019 11:30:12+0800"]
+    return values
+
+
+def test_retry_after_is_read_as_urllib3_parse_retry_after_reads_it():
+    """Every value: the delay urllib3's Retry.parse_retry_after gives (to the ms), or both refuse it."""
+    retry = Retry()
+    retry.retry_after_max = float("inf")  # the value itself, unclamped (urllib3 before 2.6 has no cap)
+    differences = []
+    for value in _retry_after_values():
+        with mock.patch("time.time", return_value=NOW_UNIX_MS / 1000):
+            try:
+                theirs = round(retry.parse_retry_after(value) * 1000)
+            except (InvalidHeader, ValueError, OverflowError):
+                theirs = None
+        try:
+            ours = retryplan.parse_retry_after(value, now_unix_ms=NOW_UNIX_MS, reading="lenient")
+        except retryplan.RetryplanError:
+            ours = None
+        if ours != (None if theirs is None else min(theirs, 2**53 - 1)):
+            differences.append((value, theirs, ours))
+    assert differences == []

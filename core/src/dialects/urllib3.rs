@@ -8,9 +8,10 @@
 //! compatibility page ([`crate::compatibility::http_clients`], "urllib3
 //! `Retry`"). In short:
 //!
-//! - `total` retries: `max_attempts = total + 1`; `None`: 100 attempts (the
-//!   most a policy makes), the kind counters decide; `False`, `0` or a
-//!   negative count: one attempt (urllib3 is exhausted at the first increment).
+//! - `total` retries: `max_attempts = total + 1` (`True` is 1, as Python
+//!   counts it); `None`: 100 attempts (the most a policy makes), the kind
+//!   counters decide; `False`, `0` or a negative count: one attempt (urllib3
+//!   is exhausted at the first increment).
 //! - `connect`, `read`, `status`, `other`: `retry_limits` (`False` or a
 //!   negative count: 0); more than 99 retries of any counter is refused.
 //! - `redirect`: a positive count is refused (the HTTP client follows
@@ -162,7 +163,7 @@ impl Urllib3Retry {
     /// Reads the attributes from an object keyed by their names
     /// ([`ATTRIBUTES`]); an absent attribute has urllib3's default (an older
     /// urllib3 has no `backoff_jitter` or `retry_after_max`). A counter is a
-    /// whole number, `null` or `false`; `allowed_methods` a list of names,
+    /// whole number, `null` or a boolean (`true` is 1, as Python counts it); `allowed_methods` a list of names,
     /// `null` or `false`; `status_forcelist` a list of numbers, `null` or
     /// `false`; seconds are numbers; `respect_retry_after_header` a boolean.
     ///
@@ -199,6 +200,10 @@ fn count(value: &Value, path: &str) -> Result<RetryCount, Error> {
     match value {
         Value::Null => Ok(RetryCount::Unlimited),
         Value::Bool(false) => Ok(RetryCount::Disabled),
+        // Python's `True` is the int 1 to every use urllib3 makes of a
+        // counter (`True - 1 == 0`); only `is False` tells the bools apart.
+        // `Retry.from_int(True)`, what `retries=True` makes, is `Retry(total=True)`.
+        Value::Bool(true) => Ok(RetryCount::Retries(1)),
         Value::Number(Number::Unsigned(retries)) => Ok(RetryCount::Retries(*retries)),
         Value::Number(Number::Negative(retries)) => Ok(RetryCount::Negative(*retries)),
         other => Err(expected(path, Rule::Urllib3Count, other)),

@@ -222,6 +222,12 @@ pub fn parse_retry_after_with(value: &str, now_unix_ms: u64, reading: RetryAfter
     if reading == RetryAfterReading::Lenient {
         let digits = value.trim_matches(email_date::is_python_space);
         if let Some(seconds) = parse_digits_saturating(digits) {
+            // urllib3's `^\s*[0-9]+\s*$` matched; its `int()` then strips every
+            // white space but the ASCII separators `\x1c`-`\x1f` that `\s`
+            // allows: a `ValueError`, and no date is read.
+            if value.contains(|c| ('\u{1c}'..='\u{1f}').contains(&c)) {
+                return Err(HeaderError::malformed(RETRY_AFTER, "delta-seconds or an HTTP-date", trimmed));
+            }
             return Ok(seconds_to_ms(seconds));
         }
         if let Some(date) = email_date::parse_email_date(value) {
@@ -413,7 +419,8 @@ mod tests {
         assert_eq!(lenient("Mon Jun  3 11:30:12 2019"), Ok(1_812_000));
         assert_eq!(lenient("\t42 "), Ok(42_000));
         assert_eq!(lenient("\n42\u{a0}"), Ok(42_000));
-        for bad in ["-1", "+1", "1.0", "\u{b2}", "", "soon"] {
+        // `\s` matches the ASCII separators, but Python's `int()` refuses them.
+        for bad in ["-1", "+1", "1.0", "\u{b2}", "", "soon", "\u{1c}42", "42\u{1f}", "\t42\u{1d} "] {
             assert!(lenient(bad).is_err(), "{bad:?}");
         }
         // Strict refuses the same one-digit day and UTC zone.
