@@ -186,7 +186,7 @@ def test_retry_reports_internal_spans_with_the_raised_type(telemetry: Telemetry)
     ]
 
 
-def test_a_budget_refusal_is_counted_and_its_give_up_is_on_the_callers_span(telemetry: Telemetry) -> None:
+def test_a_budget_refusal_is_counted_and_its_give_up_is_on_the_failed_attempts_span(telemetry: Telemetry) -> None:
     budget = {"kind": "quota", "capacity": 5, "retry_cost": 5, "timeout_retry_cost": 5, "success_increment": 1}
     dependency = Dependency(budget=budget)
     policy = Policy.from_dict({**FAST, "max_attempts": 5})
@@ -205,11 +205,14 @@ def test_a_budget_refusal_is_counted_and_its_give_up_is_on_the_callers_span(tele
     assert counts[("retryplan.budget.refusals", ())] == 1
     assert counts[("retryplan.give_ups", (("retryplan.give_up.reason", "budget_exhausted"),))] == 1
     assert ("retryplan.breaker.refusals", ()) not in counts
-    # The retry was scheduled after attempt 2, then refused when it was due to start: no result led to the
-    # give-up, so it is on the span the operation ran under.
+    # The quota paid the first retry and cannot pay a second: refused when attempt 2's failure arrives, so
+    # the give-up is on that attempt's span (a refusal with no result before it is on the caller's: below).
     *attempts, caller = telemetry.spans()[1:] + telemetry.spans()[:1]
-    assert caller.name == "caller" and [give_ups(span) for span in attempts] == [[], []]
-    assert give_ups(caller) == [{"retryplan.give_up.reason": "budget_exhausted", "retryplan.operation.attempts": 2}]
+    assert caller.name == "caller" and give_ups(caller) == []
+    assert [give_ups(span) for span in attempts] == [
+        [],
+        [{"retryplan.give_up.reason": "budget_exhausted", "retryplan.operation.attempts": 2}],
+    ]
 
 
 def test_a_breaker_refusal_gives_up_on_the_callers_span(telemetry: Telemetry) -> None:
