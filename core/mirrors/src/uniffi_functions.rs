@@ -94,11 +94,14 @@ fn export(function: &Read, enums: &[&str], uses: &mut std::collections::BTreeSet
     Ok(text)
 }
 
+/// The line that checks a parameter before the call, and the binding's item it uses.
+type Check = (String, String);
+
 /// A parameter `name` of the core's type `ty`: the binding's type, the argument
 /// passed to the core, and the line that checks it first with the binding's
 /// item that line uses, if any. A `u64` is milliseconds (`ms_in`), or
 /// nanoseconds when its name ends in `_ns` (`ns_in`).
-fn parameter(name: &str, ty: &str, enums: &[&str]) -> Option<(String, String, Option<(String, String)>)> {
+fn parameter(name: &str, ty: &str, enums: &[&str]) -> Option<(String, String, Option<Check>)> {
     let checked = |check: &str, helper: &str| Some((format!("    let {name} = {check};\n"), helper.to_owned()));
     Some(match ty {
         "&str" => ("String".into(), format!("&{name}"), None),
