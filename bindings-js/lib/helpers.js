@@ -54,7 +54,7 @@ function conclude(setup, context) {
   } catch (error) {
     return Promise.reject(error);
   }
-  return context === undefined ? host.run().then(finished) : host.run().then((done) => finished(done, context));
+  return host.run(context === undefined ? finished : (done) => finished(done, context));
 }
 
 /** What the finish of `host`'s loop makes; the driver freed (its give-up first left for the answer to the request it serves, `context`). */
