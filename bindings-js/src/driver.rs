@@ -111,11 +111,15 @@ pub fn driver_new(
 ) -> u32 {
     let options = Options { seed, key, deadline_ms, dependency, random: [r0, r1, r2, r3, r4, r5] };
     let made = objects::policy(policy).and_then(|policy| {
+        let core = options.core()?;
         if operation {
-            let operation = rp::Operation::new(&policy, now_ms as u64, options.core()?);
-            return objects::insert(Object::Operation(alloc::boxed::Box::new(operation)));
+            return objects::insert(Object::Operation(alloc::boxed::Box::new(rp::Operation::new(
+                &policy,
+                now_ms as u64,
+                core,
+            ))));
         }
-        let mut operation = options.core()?;
+        let mut operation = core;
         if let Some(method) = method {
             let request = policy.http_request(&method, idempotent, request_key.as_deref()).map_err(js_error)?;
             operation = operation.with_http_request(request);
