@@ -40,10 +40,11 @@ impl<T> Control<T> {
 
 /// Every kind of object JS holds. An operation (288 B on wasm32) and a
 /// driver (544 B, measured with `size_of`) are boxed: a slot is as large as
-/// the largest of the rest (40 B), so that a forgotten object's slot costs
-/// little until the collector frees it, and making and freeing an object
-/// (every helper's operation) moves a few words instead of a whole slot (each
-/// move of a slot was a `memory.copy`, a call out of the wasm).
+/// the largest of the rest (40 B; 104 B in the tools entry, a service
+/// config's), so that a forgotten object's slot costs little until the
+/// collector frees it, and making and freeing an object (every helper's
+/// operation) moves a few words instead of a whole slot (each move of a slot
+/// was a `memory.copy`, a call out of the wasm).
 pub(crate) enum Object {
     Policy(Arc<rp::Policy>),
     Operation(Box<rp::Operation>),
