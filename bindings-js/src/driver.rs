@@ -113,11 +113,7 @@ pub fn driver_new(
     let made = objects::policy(policy).and_then(|policy| {
         let core = options.core()?;
         if operation {
-            return objects::insert(Object::Operation(alloc::boxed::Box::new(rp::Operation::new(
-                &policy,
-                now_ms as u64,
-                core,
-            ))));
+            return objects::insert(Object::Operation(rp::Operation::new(&policy, now_ms as u64, core)));
         }
         let mut operation = core;
         if let Some(method) = method {

@@ -38,16 +38,17 @@ impl<T> Control<T> {
     }
 }
 
-/// Every kind of object JS holds. An operation (288 B on wasm32) and a
-/// driver (544 B, measured with `size_of`) are boxed: a slot is as large as
-/// the largest of the rest (40 B; 104 B in the tools entry, a service
-/// config's), so that a forgotten object's slot costs little until the
-/// collector frees it, and making and freeing an object (every helper's
-/// operation) moves a few words instead of a whole slot (each move of a slot
-/// was a `memory.copy`, a call out of the wasm).
+/// Every kind of object JS holds. The slots of the table are as large as an
+/// operation (288 B on wasm32); a driver (544 B on wasm32, measured with
+/// `size_of`) is boxed, so that every slot, a forgotten object's until the
+/// collector frees it, costs about half as much, for one allocation per
+/// driver. An operation is not boxed: the allocator (a free list) searches
+/// longer as forgotten operations pile up, ten times slower in
+/// memory-bench.mjs than a slot copied in and out.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Object {
     Policy(Arc<rp::Policy>),
-    Operation(Box<rp::Operation>),
+    Operation(rp::Operation),
     #[cfg(feature = "controls")]
     Dependency(Arc<rp::Dependency>),
     #[cfg(feature = "controls")]
