@@ -8,7 +8,11 @@ const WORDS = 6;
 /** Operations served by one call to crypto.getRandomValues (6 KB: about 11 ns an operation, 44 ns for 64). */
 const BATCH = 256;
 
-export const pool = new Uint32Array(WORDS * BATCH);
+/**
+ * The words, signed: each crosses into the wasm (a u32 there, the same bits)
+ * as a small integer, where an unsigned word above 2^31 would be a boxed number.
+ */
+export const pool = new Int32Array(WORDS * BATCH);
 let next = pool.length;
 
 /** The index in `pool` of six random words no other operation gets. */

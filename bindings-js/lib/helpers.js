@@ -41,20 +41,22 @@ function driverOptions(options, extra, context, telemetry) {
 }
 
 /**
- * Sets an operation up (`setup` returns its host, whose `io.finish(host)`
- * makes what the finish returns or throws; a throw rejects), runs the host
- * loop to its end (the loop frees the driver when it fails) and frees the
- * driver. Not an async function: no frame of its own in the stack an error
- * an attempt makes (or the typed ending) captures.
+ * Sets an operation up (`setup(subject, detail, options, context)` returns
+ * its host, whose `io.finish(host)` makes what the finish returns or throws;
+ * a throw rejects), runs the host loop to its end (the loop frees the driver
+ * when it fails) and frees the driver. Not an async function: no frame of its
+ * own in the stack an error an attempt makes (or the typed ending) captures.
+ * `setup` takes the helper's arguments rather than closing over them: no
+ * closure made per operation.
  */
-function conclude(setup, context) {
+function conclude(setup, subject, detail, options, context) {
   let host;
   try {
-    host = setup();
+    host = setup(subject, detail, options, context);
   } catch (error) {
     return Promise.reject(error);
   }
-  return context === undefined ? host.run().then(finished) : host.run().then((done) => finished(done, context));
+  return host.run(context === undefined ? finished : (done) => finished(done, context));
 }
 
 /** What the finish of `host`'s loop makes; the driver freed (its give-up first left for the answer to the request it serves, `context`). */
@@ -118,26 +120,28 @@ const RUN_IO = {
  * RestartRequiredError; a cancel through `options.signal` with its reason.
  */
 export function run(policy, attempt, options = NO_OPTIONS) {
-  const context = ambient();
-  return conclude(() => {
-    const { onDiscard } = options;
-    const now = clockOf(options);
-    const primed = options.signal?.aborted !== true;
-    const telemetry = reporter(operationName, attempt);
-    const driver = newDriver(policy, now(), driverOptions(options, undefined, context, telemetry), primed);
-    let io =
-      onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
-    if (context !== undefined) {
-      // Each attempt's context carries the core's headers for the next hop, for the caller's transport to send.
-      const { protocol } = options;
-      const entry = (host, started) => {
-        started.outgoingHeaders = outgoingHeaders(host.driver, started.attempt, now(), protocol);
-        return RUN_IO.entry(host, started);
-      };
-      io = { ...io, entry };
-    }
-    return new Host(driver, attempt, io, options, now, options.signal, primed, telemetry);
-  }, context);
+  return conclude(runHost, policy, attempt, options, ambient());
+}
+
+/** run()'s host (see conclude). */
+function runHost(policy, attempt, options, context) {
+  const { onDiscard } = options;
+  const now = clockOf(options);
+  const primed = options.signal?.aborted !== true;
+  const telemetry = reporter(operationName, attempt);
+  const driver = newDriver(policy, now(), driverOptions(options, undefined, context, telemetry), primed);
+  let io =
+    onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
+  if (context !== undefined) {
+    // Each attempt's context carries the core's headers for the next hop, for the caller's transport to send.
+    const { protocol } = options;
+    const entry = (host, started) => {
+      started.outgoingHeaders = outgoingHeaders(host.driver, started.attempt, now(), protocol);
+      return RUN_IO.entry(host, started);
+    };
+    io = { ...io, entry };
+  }
+  return new Host(driver, attempt, io, options, now, options.signal, primed, telemetry);
 }
 
 /** A response body left unread, cancelled (it may never be read). */
@@ -167,76 +171,77 @@ function boundBody(entry, readableUntilMs, now) {
  * for reconcile. See index.d.ts for every option.
  */
 export function retryFetch(input, init = NO_OPTIONS, options = NO_OPTIONS) {
-  const context = ambient();
-  return conclude(() => {
-    const { policy, fetch: doFetch = globalThis.fetch, idempotent } = options;
-    const now = clockOf(options);
-    const { idempotencyKeyHeader = IDEMPOTENCY_KEY_HEADER, requestIdHeader = REQUEST_ID_HEADER } = options;
-    // A stream can be sent once: the core sends it once, and gives up with `body_not_replayable` where it would retry.
-    const oneShotBody = typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream;
-    // An invalid request (a bad URL, a bad header) is the caller's mistake: it
-    // throws here, unchanged, before anything is sent.
-    const request = new Request(input instanceof Request ? input.clone() : input, init);
-    // A key the caller already set makes the request keyed by that exact key (the core's Policy::http_request).
-    const requestIdempotencyKey =
-      (idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null) ?? undefined;
-    const signal = options.signal ?? init.signal ?? undefined;
-    const primed = signal?.aborted !== true;
-    const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
-    const telemetry = reporter(requestName, request);
-    telemetry?.request(request.method, requestName(request).slice(request.method.length + 1));
-    const driver = newDriver(policy, now(), driverOptions(options, extra, context, telemetry), primed);
-    // The core's deadline, attempt count, key and retrying layer for the next hop: on every attempt on the
-    // Node entry, inside a served request or not (a client that never says it retries lets the next hop
-    // retry too: the layers' attempts would multiply); in a page on a same-origin request, and on a
-    // cross-origin one when the caller opts in (its server must allow the headers: CORS).
-    const sends = propagates(context, request.url, flag('propagateCrossOrigin', options.propagateCrossOrigin));
-    const send = (entry) => {
-      const headers = new Headers(request.headers);
-      if (sends)
-        for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now())))
-          headers.set(name, value);
-      if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, host.keyText);
-      if (requestIdHeader) headers.set(requestIdHeader, entry.requestId);
-      telemetry?.inject(entry.attempt, headers);
-      // A hedge bypasses the HTTP cache: a browser holds a second request for
-      // a URL until the first one's response is cached, defeating the hedge.
-      const cache = entry.hedge ? 'no-store' : init.cache;
-      return doFetch(input instanceof Request ? input.clone() : input, {
-        ...init,
-        cache,
-        headers,
-        signal: entry.signal,
-      });
-    };
-    const entries = [];
-    const io = {
-      entry: (_host, entry) => (entries[entry.attempt] = entry),
-      // The status as the platform gave it and the guidance headers (with the next hop's "do not retry"): the core reads them.
-      response: (handle, nowMs, attempt, token, response) =>
-        _driverResponse(
-          handle,
-          nowMs,
-          attempt,
-          token,
-          response.status,
-          RESPONSE_HEADERS.map((name) => response.headers.get(name) ?? undefined),
-          Date.now(),
-        ),
-      unreadable: 'malformed_response',
-      // fetch rejects with a TypeError for a network error; a browser says no more.
-      failureOf: (thrown) => failureOf(thrown) ?? (thrown instanceof TypeError ? 'connection_lost' : undefined),
-      dispose: cancelBody,
-      finish: (host) => {
-        const finish = host.ending();
-        if (host.endReturns) {
-          boundBody(entries[host.endToken], finish.result?.readableUntilMs, now);
-          return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: host.keyText };
-        }
-        throw ending(host, finish, requestName(request));
-      },
-    };
-    const host = new Host(driver, send, io, options, now, signal, primed, telemetry);
-    return host;
-  }, context);
+  return conclude(fetchHost, input, init, options, ambient());
+}
+
+/** retryFetch's host (see conclude). */
+function fetchHost(input, init, options, context) {
+  const { policy, fetch: doFetch = globalThis.fetch, idempotent } = options;
+  const now = clockOf(options);
+  const { idempotencyKeyHeader = IDEMPOTENCY_KEY_HEADER, requestIdHeader = REQUEST_ID_HEADER } = options;
+  // A stream can be sent once: the core sends it once, and gives up with `body_not_replayable` where it would retry.
+  const oneShotBody = typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream;
+  // An invalid request (a bad URL, a bad header) is the caller's mistake: it
+  // throws here, unchanged, before anything is sent.
+  const request = new Request(input instanceof Request ? input.clone() : input, init);
+  // A key the caller already set makes the request keyed by that exact key (the core's Policy::http_request).
+  const requestIdempotencyKey = (idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null) ?? undefined;
+  const signal = options.signal ?? init.signal ?? undefined;
+  const primed = signal?.aborted !== true;
+  const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
+  const telemetry = reporter(requestName, request);
+  telemetry?.request(request.method, requestName(request).slice(request.method.length + 1));
+  const driver = newDriver(policy, now(), driverOptions(options, extra, context, telemetry), primed);
+  // The core's deadline, attempt count, key and retrying layer for the next hop: on every attempt on the
+  // Node entry, inside a served request or not (a client that never says it retries lets the next hop
+  // retry too: the layers' attempts would multiply); in a page on a same-origin request, and on a
+  // cross-origin one when the caller opts in (its server must allow the headers: CORS).
+  const sends = propagates(context, request.url, flag('propagateCrossOrigin', options.propagateCrossOrigin));
+  const send = (entry) => {
+    const headers = new Headers(request.headers);
+    if (sends)
+      for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now())))
+        headers.set(name, value);
+    if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, host.keyText);
+    if (requestIdHeader) headers.set(requestIdHeader, entry.requestId);
+    telemetry?.inject(entry.attempt, headers);
+    // A hedge bypasses the HTTP cache: a browser holds a second request for
+    // a URL until the first one's response is cached, defeating the hedge.
+    const cache = entry.hedge ? 'no-store' : init.cache;
+    return doFetch(input instanceof Request ? input.clone() : input, {
+      ...init,
+      cache,
+      headers,
+      signal: entry.signal,
+    });
+  };
+  const entries = [];
+  const io = {
+    entry: (_host, entry) => (entries[entry.attempt] = entry),
+    // The status as the platform gave it and the guidance headers (with the next hop's "do not retry"): the core reads them.
+    response: (handle, nowMs, attempt, token, response) =>
+      _driverResponse(
+        handle,
+        nowMs,
+        attempt,
+        token,
+        response.status,
+        RESPONSE_HEADERS.map((name) => response.headers.get(name) ?? undefined),
+        Date.now(),
+      ),
+    unreadable: 'malformed_response',
+    // fetch rejects with a TypeError for a network error; a browser says no more.
+    failureOf: (thrown) => failureOf(thrown) ?? (thrown instanceof TypeError ? 'connection_lost' : undefined),
+    dispose: cancelBody,
+    finish: (host) => {
+      const finish = host.ending();
+      if (host.endReturns) {
+        boundBody(entries[host.endToken], finish.result?.readableUntilMs, now);
+        return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: host.keyText };
+      }
+      throw ending(host, finish, requestName(request));
+    },
+  };
+  const host = new Host(driver, send, io, options, now, signal, primed, telemetry);
+  return host;
 }

@@ -111,10 +111,11 @@ pub fn driver_new(
 ) -> u32 {
     let options = Options { seed, key, deadline_ms, dependency, random: [r0, r1, r2, r3, r4, r5] };
     let made = objects::policy(policy).and_then(|policy| {
+        let core = options.core()?;
         if operation {
-            return objects::insert(Object::Operation(rp::Operation::new(&policy, now_ms as u64, options.core()?)));
+            return objects::insert(Object::Operation(rp::Operation::new(&policy, now_ms as u64, core)));
         }
-        let mut operation = options.core()?;
+        let mut operation = core;
         if let Some(method) = method {
             let request = policy.http_request(&method, idempotent, request_key.as_deref()).map_err(js_error)?;
             operation = operation.with_http_request(request);
@@ -130,13 +131,15 @@ pub fn driver_new(
         let _ = incoming;
         let concurrency: Concurrency = named_or_default(concurrency);
         let host = rp::DriverOptions { stats: objects::stats(stats)?, concurrency, record_events, returns_responses };
-        let mut driver = rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?;
+        // Boxed at once: the driver is moved once, into the box.
+        let mut driver =
+            alloc::boxed::Box::new(rp::Driver::new(&policy, now_ms as u64, operation, host).map_err(js_error)?);
         if poll {
             exchange(&mut driver, &[wire::InputKind::Poll.word(), now_ms as i64])?;
             // Every helper reads the key (run() gives it to each attempt): copied now, one crossing less.
             crate::wire::copy_key(driver.idempotency_key());
         }
-        objects::insert(Object::Driver(alloc::boxed::Box::new(driver)))
+        objects::insert(Object::Driver(driver))
     });
     made.unwrap_or_else(|error| {
         crate::wire::refuse(error);

@@ -25,6 +25,9 @@ pub(crate) struct Options {
 }
 
 impl Options {
+    /// Inlined into its one caller (`_driverNew`): the options are then built
+    /// in place, not returned and moved (each move a `memory.copy`).
+    #[inline]
     pub(crate) fn core(self) -> Result<rp::OperationOptions, JsValue> {
         let mut options = match self.seed {
             Some(seed) => rp::OperationOptions::new(seed as u64),
