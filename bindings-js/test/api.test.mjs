@@ -564,17 +564,17 @@ test('hedging: hedge flags, the winner and the attempts to abort, as numbers', (
 
 test('Dependency: shared controls from JSON or camelCase objects, handles on the same state, refusals as reasons', () => {
   const config = {
-    budget: { kind: 'token_bucket', maxTokens: 2, tokenRatio: 0.5 },
+    budget: { kind: 'token_bucket', maxTokens: 4, tokenRatio: 0.5 },
     breaker: { trip: { kind: 'consecutive', failures: 3 }, openMs: 1000, halfOpenProbes: 1 },
     retrySlots: 5,
   };
   const dependency = Dependency.fromConfig(config);
   const same = Dependency.fromJson(
-    '{"budget": {"kind": "token_bucket", "max_tokens": 2, "token_ratio": 0.5}, "breaker": {"trip": {"kind": "consecutive", "failures": 3}, "open_ms": 1000, "half_open_probes": 1}, "retry_slots": 5}',
+    '{"budget": {"kind": "token_bucket", "max_tokens": 4, "token_ratio": 0.5}, "breaker": {"trip": {"kind": "consecutive", "failures": 3}, "open_ms": 1000, "half_open_probes": 1}, "retry_slots": 5}',
   );
   assert.deepEqual(dependency.snapshot(0), same.snapshot(0));
   assert.deepEqual(dependency.snapshot(0), {
-    budget: { kind: 'token_bucket', tokensMilli: 2000, maxTokensMilli: 2000, retriesAllowed: true },
+    budget: { kind: 'token_bucket', tokensMilli: 4000, maxTokensMilli: 4000, retriesAllowed: true },
     breaker: {
       state: 'closed',
       consecutiveFailures: 0,
@@ -598,8 +598,8 @@ test('Dependency: shared controls from JSON or camelCase objects, handles on the
   operation.poll(0);
   const wait = operation.onOutcome(10, 1, { type: 'http_status', status: 503 });
   assert.equal(wait.type, 'wait');
-  assert.equal(dependency.snapshot(10).budget.tokensMilli, 1000);
-  dependency.budget.onFailure(15); // another caller's failure: 0 tokens
+  assert.equal(dependency.snapshot(10).budget.tokensMilli, 3000); // 3 of 4, above half: the retry may come
+  dependency.budget.onFailure(15); // another caller's failure during the wait: 2 of 4, not above half
   assert.deepEqual(operation.poll(20), {
     type: 'gave_up',
     reason: 'budget_exhausted',
