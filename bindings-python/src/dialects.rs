@@ -25,7 +25,7 @@ use crate::policy::PyPolicy;
 pub(crate) fn policy_from_urllib3(retry: &Bound<'_, PyAny>, total_timeout_ms: Arg) -> Res<PyPolicy> {
     let total_timeout_ms = total_timeout_ms.map(|ms| u64_arg("total_timeout_ms", ms)).transpose()?;
     let retry = urllib3::Urllib3Retry::from_value(&from_py(retry, ConfigKind::Urllib3Retry)?)?;
-    Ok(PyPolicy { inner: Policy::new(&urllib3::policy_from_urllib3(&retry, total_timeout_ms)?)? })
+    Ok(PyPolicy::from(Policy::new(&urllib3::policy_from_urllib3(&retry, total_timeout_ms)?)?))
 }
 
 /// A gRPC service config, read as gRFC A6 says: one validated policy per
@@ -95,7 +95,7 @@ impl PyServiceConfig {
     /// The most specific selector's policy for `service`/`method`, or None.
     fn profile_for(&self, service: &Bound<'_, PyAny>, method: &Bound<'_, PyAny>) -> Res<Option<PyPolicy>> {
         let found = self.inner.profile_for(&str_arg("service", service)?, &str_arg("method", method)?);
-        Ok(found.map(|policy| PyPolicy { inner: *policy }))
+        Ok(found.map(|policy| PyPolicy::from(*policy)))
     }
 }
 
@@ -104,6 +104,6 @@ fn method_dict<'py>(py: Python<'py>, profile: &grpc::MethodProfile) -> PyResult<
     dict.set_item("name", &profile.name)?;
     dict.set_item("service", &profile.service)?;
     dict.set_item("method", &profile.method)?;
-    dict.set_item("policy", PyPolicy { inner: profile.policy })?;
+    dict.set_item("policy", PyPolicy::from(profile.policy))?;
     Ok(dict)
 }

@@ -118,6 +118,6 @@ impl PyOperation {
     /// The policy this operation runs.
     #[getter]
     fn policy(&self) -> Res<PyPolicy> {
-        Ok(PyPolicy { inner: *self.inner.policy() })
+        Ok(PyPolicy { inner: (*self.inner.policy()).into() })
     }
 }

@@ -1,6 +1,8 @@
 //! `Policy`: read from keyword arguments, a dict, JSON, a file or a profile
 //! by the core's one reader.
 
+use std::sync::Arc;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 use retryplan::config::error::ConfigKind;
@@ -17,11 +19,18 @@ use crate::fault::Res;
 #[pyclass(module = "retryplan", name = "Policy", frozen, eq, hash)]
 #[derive(PartialEq, Eq, Hash)]
 pub(crate) struct PyPolicy {
-    pub(crate) inner: Policy,
+    /// Shared, as JS and Kotlin hold it: every driver made from this policy reads it without a copy.
+    pub(crate) inner: Arc<Policy>,
+}
+
+impl From<Policy> for PyPolicy {
+    fn from(policy: Policy) -> PyPolicy {
+        PyPolicy { inner: Arc::new(policy) }
+    }
 }
 
 fn from_value(value: &Value) -> Res<PyPolicy> {
-    Ok(PyPolicy { inner: Policy::new(&PolicyConfig::from_value(value)?)? })
+    Ok(PyPolicy::from(Policy::new(&PolicyConfig::from_value(value)?)?))
 }
 
 #[pymethods]
@@ -31,7 +40,7 @@ impl PyPolicy {
     fn new(fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {
         match fields {
             Some(fields) => from_value(&from_py(fields.as_any(), ConfigKind::Policy)?),
-            None => Ok(PyPolicy { inner: Policy::default() }),
+            None => Ok(PyPolicy::from(Policy::default())),
         }
     }
 
@@ -46,14 +55,14 @@ impl PyPolicy {
     #[staticmethod]
     #[pyo3(signature = (json = None, *, text = None), text_signature = "(json)")]
     fn from_json(json: Arg, text: Arg) -> Res<Self> {
-        Ok(PyPolicy { inner: Policy::from_json(&json_arg(json, text)?)? })
+        Ok(PyPolicy::from(Policy::from_json(&json_arg(json, text)?)?))
     }
 
     /// A policy from its compiled form (`Policy.to_compiled`, `retryplan compile`):
     /// bytes, bytearray or memoryview, read back without the configuration reader.
     #[staticmethod]
     fn from_compiled(form: &Bound<'_, PyAny>) -> Res<Self> {
-        Ok(PyPolicy { inner: Policy::from_compiled(&bytes_arg("form", form)?)? })
+        Ok(PyPolicy::from(Policy::from_compiled(&bytes_arg("form", form)?)?))
     }
 
     /// A policy from a `.json` or `.toml` file.
@@ -69,7 +78,7 @@ impl PyPolicy {
     /// The built-in profile `name` (see `PROFILE_NAMES`).
     #[staticmethod]
     fn from_profile(name: &Bound<'_, PyAny>) -> Res<Self> {
-        Ok(PyPolicy { inner: Policy::new(&profiles::profile(&str_arg("name", name)?)?)? })
+        Ok(PyPolicy::from(Policy::new(&profiles::profile(&str_arg("name", name)?)?)?))
     }
 
     /// The configuration as a dict (normalised: sets sorted, ratios as decimals).

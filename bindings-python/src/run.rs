@@ -445,7 +445,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
         let held = ending.result.and_then(|result| Some((result, self.run.borrow_mut().take_kept(result.token)?)));
         let (value, error) = match held {
             Some((result, kept)) if result.returned => return Ok((kept.object, result.readable_until_ms)),
-            // Not returned: raised with it, an error as the cause, a function's value as `last_result` (the
+            // Not returned: raised with it, an error as the cause, a function's value as `last_value` (the
             // driver has the response of an HTTP helper closed instead).
             Some((_, Kept { object, held: Held::Error })) => (None, Some(object)),
             Some((_, Kept { object, held: Held::Value })) => (Some(object), None),

@@ -143,7 +143,7 @@ def test_outcome_of_result_and_custom_mapping() -> None:
 
 
 def test_the_last_value_rides_on_the_ending_that_raises() -> None:
-    """A value the policy retries until the end is the ending's ``last_result`` (as the README says), in every loop:
+    """A value the policy retries until the end is the ending's ``last_value`` (as the README says), in every loop:
     ``@retry`` on a function and on a coroutine function, and ``attempts()`` reporting a result."""
     clock = FakeClock()
     policy = Policy(max_attempts=3, jitter={"kind": "none"})
@@ -156,7 +156,9 @@ def test_the_last_value_rides_on_the_ending_that_raises() -> None:
 
     with pytest.raises(GaveUpError) as raised:
         call()
-    assert (raised.value.reason, raised.value.last_result, raised.value.cause) == ("attempts_exhausted", "busy 3", None)
+    assert (raised.value.reason, raised.value.last_value, raised.value.cause) == ("attempts_exhausted", "busy 3", None)
+    with pytest.warns(DeprecationWarning, match="renamed OperationFailedError.last_value"):
+        assert raised.value.last_result == "busy 3"  # the old name, kept for one release
 
     async def no_sleep(seconds: float) -> None:
         clock.now += seconds
@@ -167,13 +169,13 @@ def test_the_last_value_rides_on_the_ending_that_raises() -> None:
 
     with pytest.raises(GaveUpError) as raised:
         asyncio.run(call_async())
-    assert raised.value.last_result == "busy async"
+    assert raised.value.last_value == "busy async"
 
     with pytest.raises(GaveUpError) as raised:
         for attempt in retryplan.attempts(policy, clock=clock, sleep=clock.sleep, seed=2):
             with attempt:
                 attempt.report(Outcome.http_status(503), result=f"response {attempt.attempt}")
-    assert raised.value.last_result == "response 3"
+    assert raised.value.last_value == "response 3"
 
 
 def test_attempt_loop_success_and_give_up() -> None:

@@ -120,5 +120,5 @@ def test_a_decorated_call_slower_than_the_deadline_is_timed_out_and_gives_up() -
     with pytest.raises(retryplan.GaveUpError) as raised:
         charge("tok_1")
     assert calls == [1] and raised.value.attempts == 1
-    assert raised.value.last_result is None  # the late value is dropped, never returned
+    assert raised.value.last_value is None  # the late value is dropped, never returned
     assert str(raised.value).startswith("retryplan: ") and "charge: gave up after 1 attempt: " in str(raised.value)

@@ -73,8 +73,9 @@ class OperationFailedError(RetryplanError):
     ``decision`` is the engine's final decision; ``attempts`` the attempts
     started; ``idempotency_key`` the operation's key; ``last_outcome`` how
     the deciding (last) attempt ended; ``cause`` the exception it raised, if
-    it raised (also ``__cause__``); ``last_result`` what it returned, if it
-    returned. Only the last attempt is kept: no history of every error.
+    it raised (also ``__cause__``); ``last_value`` what it returned, if it
+    returned (``last_result`` is its deprecated name). Only the last attempt
+    is kept: no history of every error.
     """
 
     code = "operation_failed"
@@ -87,14 +88,27 @@ class OperationFailedError(RetryplanError):
         idempotency_key: str = "",
         last_outcome: "Optional[Outcome]" = None,
         cause: Optional[BaseException] = None,
-        last_result: Any = None,
+        last_value: Any = None,
     ) -> None:
         super().__init__(message)
         self.decision = decision
         self.idempotency_key = idempotency_key
         self.last_outcome = last_outcome
         self.cause = cause
-        self.last_result = last_result
+        self.last_value = last_value
+
+    @property
+    def last_result(self) -> Any:
+        """Deprecated: renamed ``last_value``, as every binding names it (``Ending.last_result`` is the last
+        attempt's number and outcome, another thing); kept for one release."""
+        import warnings
+
+        warnings.warn(
+            "OperationFailedError.last_result is renamed OperationFailedError.last_value",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.last_value
 
     @property
     def attempts(self) -> int:

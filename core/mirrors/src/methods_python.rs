@@ -465,7 +465,7 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
             params.insert(1, py);
             ("", "Res<Py<PyAny>>".to_owned(), format!("Ok({call}.into_field(py)?)"))
         }
-        Ret::Object(of) => ("", format!("Res<Py{of}>"), format!("Ok(Py{of} {{ inner: *{call} }})")),
+        Ret::Object(of) => ("", format!("Res<Py{of}>"), format!("Ok(Py{of} {{ inner: (*{call}).into() }})")),
         Ret::Compiled | Ret::SpansOrError | Ret::Value(_) | Ret::ValueOrError(_) => {
             return Err(format!("{}.{name}: no Python result for {:?}", class.name, method.ret))
         }
