@@ -268,7 +268,9 @@ internal class Host<T>(
     /** Hands [settled] in under [token] as [outcome] (a hook's answer); then the loop has its next action. */
     private fun handOutcome(token: Long, settled: Settled, held: Held, outcome: Outcome) = when (outcome) {
         is Outcome.Success -> result(token, settled, held, W.OUTCOME_SUCCESS, 0)
+
         is Outcome.Application -> result(token, settled, held, W.OUTCOME_APPLICATION, W.word(outcome.verdict))
+
         else -> {
             // Any other outcome goes in typed (uniffi), then the loop polls.
             val receipt = releasingIfThrows(settled) { driver.handleResult(clock.nowMs(), settled.attempt, outcome, token, held) }
