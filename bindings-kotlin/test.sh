@@ -85,7 +85,8 @@ junit "$COROUTINES_NEW" --select-package dev.retryplan.test
 status=$?
 echo "--- kotlin: the helper tests again with kotlinx-coroutines 1.0.1 (the API floor)"
 junit "$COROUTINES_OLD" --select-class dev.retryplan.test.SuspendRetryingTest --select-class dev.retryplan.test.HelperScenariosTest \
-  --select-class dev.retryplan.test.LateResultsTest --select-class dev.retryplan.test.ReadmeExamplesTest --select-class dev.retryplan.test.ReturnedBodyTest
+  --select-class dev.retryplan.test.LateResultsTest --select-class dev.retryplan.test.ReadmeExamplesTest --select-class dev.retryplan.test.ReturnedBodyTest \
+  --select-class dev.retryplan.test.OutcomeOfResultTest
 status_old=$?
 set -e
 passed="$(sed -n 's/.*\[ *\([0-9]*\) tests successful *\].*/\1/p' "$REPORT" | awk '{ s += $1 } END { print s + 0 }')"

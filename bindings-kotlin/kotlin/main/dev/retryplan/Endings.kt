@@ -23,47 +23,58 @@ sealed class OperationFailedException(
     operation: String,
     /** Attempts started, hedges included (the ending decision's count). */
     val attempts: Int,
+    /**
+     * What the last attempt the core took into account returned, when the
+     * ending is raised with a value (`retrying`'s `outcomeOfResult` judged it
+     * a failure); null otherwise, and [cause] is null when this is set. The
+     * value is the caller's now: the helper does not pass it to `onDiscard`,
+     * so close it when it holds a resource.
+     */
+    val lastValue: Any? = null,
 ) : IOException(endingMessage(decision, operation, idempotencyKey, lastOutcome) ?: decision.toString(), cause)
 
 /** The operation gave up: [reason] says why (`ATTEMPTS_EXHAUSTED`, `DEADLINE_INSUFFICIENT`, ...). */
-class GaveUpException(
+class GaveUpException @JvmOverloads constructor(
     decision: Decision.GaveUp,
     idempotencyKey: String,
     lastOutcome: Outcome?,
     cause: Throwable?,
     operation: String = OPERATION,
-) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts) {
+    lastValue: Any? = null,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue) {
     val reason: GiveUpReason = decision.reason
 }
 
 /** An unsafe write may have happened: look it up by [idempotencyKey], never repeat it blindly. */
-class ReconcileRequiredException(
+class ReconcileRequiredException @JvmOverloads constructor(
     decision: Decision.Reconcile,
     idempotencyKey: String,
     lastOutcome: Outcome?,
     cause: Throwable?,
     operation: String = OPERATION,
-) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts)
+    lastValue: Any? = null,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue)
 
 /** A conflict: re-read, recompute, and start a new operation before [deadlineMs]. */
-class RestartRequiredException(
+class RestartRequiredException @JvmOverloads constructor(
     decision: Decision.Restart,
     idempotencyKey: String,
     lastOutcome: Outcome?,
     cause: Throwable?,
     operation: String = OPERATION,
-) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts) {
+    lastValue: Any? = null,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue) {
     val deadlineMs: Long = decision.deadlineMs
 }
 
 /** How an ending names an operation with no name of its own (a lambda), as in every language. */
 internal const val OPERATION = "operation"
 
-/** The typed ending of an ending decision other than `Succeeded` (null for a success), naming [operation]. */
-internal fun endingException(decision: Decision, key: String, lastOutcome: Outcome?, cause: Throwable?, operation: String): OperationFailedException? = when (decision) {
-    is Decision.GaveUp -> GaveUpException(decision, key, lastOutcome, cause, operation)
-    is Decision.Reconcile -> ReconcileRequiredException(decision, key, lastOutcome, cause, operation)
-    is Decision.Restart -> RestartRequiredException(decision, key, lastOutcome, cause, operation)
+/** The typed ending of an ending decision other than `Succeeded` (null for a success), naming [operation], raised with [cause] or [lastValue]. */
+internal fun endingException(decision: Decision, key: String, lastOutcome: Outcome?, cause: Throwable?, operation: String, lastValue: Any?): OperationFailedException? = when (decision) {
+    is Decision.GaveUp -> GaveUpException(decision, key, lastOutcome, cause, operation, lastValue)
+    is Decision.Reconcile -> ReconcileRequiredException(decision, key, lastOutcome, cause, operation, lastValue)
+    is Decision.Restart -> RestartRequiredException(decision, key, lastOutcome, cause, operation, lastValue)
     else -> null
 }
 

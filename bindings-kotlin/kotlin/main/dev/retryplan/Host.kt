@@ -18,23 +18,28 @@ internal class HttpReading(val status: Long, val header: (String) -> String?)
 
 /**
  * What a helper does with its runtime's I/O: how a value an attempt returned
- * is read (null: a function's value, a success; else a response, read by the
- * core), which of its errors its failure table names (the binding's
- * [failureOf], plus what the helper knows of its client), which errors mean
- * the request itself is invalid (rethrown unchanged), and how to release a
- * value it will not return.
+ * is read (null: a function's value, judged by [outcomeOfResult]; else a
+ * response, read by the core), which of its errors its failure table names
+ * (the binding's [failureOf], plus what the helper knows of its client),
+ * which errors mean the request itself is invalid (rethrown unchanged), how
+ * to release a value it will not return, and what a function's value means
+ * (`retrying`'s `outcomeOfResult`: an outcome, null for a success; no hook:
+ * every value is a success).
  */
 internal class Io<T>(
     val response: ((T) -> HttpReading)?,
     val failureOf: (Throwable) -> Failure?,
     val invalid: (Throwable) -> Boolean,
     val dispose: (T) -> Unit,
+    val outcomeOfResult: ((T) -> Outcome?)? = null,
 )
 
 /**
  * How an operation ended: [returned] the value the core chose to return
- * (held under the ending's token), else [exception] is the typed ending.
- * [decision] is read from the driver (the typed finish) while it is open.
+ * (held under the ending's token), else [valueOrThrow] throws the typed
+ * ending, raised with what the ending's token held: an error as its cause,
+ * a function's [value] as its `lastValue` (the caller's from then on: never
+ * released). [decision] is read from the driver (the typed finish) while it is open.
  */
 internal class Ended<T>(
     val returned: Boolean,
@@ -61,12 +66,12 @@ internal class Ended<T>(
         windowEnds.schedule({ runCatching { cut(value) } }, left.coerceAtLeast(0), java.util.concurrent.TimeUnit.MILLISECONDS)
     }
 
-    /** The value, or the typed ending (naming [operation]) thrown, with the held error (if any) as its cause. */
+    /** The value, or the typed ending (naming [operation]) thrown, raised with the held error (its cause) or value (its `lastValue`), if any. */
     @Suppress("UNCHECKED_CAST")
     fun valueOrThrow(operation: String): T {
         if (returned) return value as T
         val ending = typed()
-        throw endingException(ending.decision, key, ending.lastResult?.outcome, cause, operation) ?: IllegalStateException("retryplan: succeeded without a value to return")
+        throw endingException(ending.decision, key, ending.lastResult?.outcome, cause, operation, value) ?: IllegalStateException("retryplan: succeeded without a value to return")
     }
 }
 
@@ -198,7 +203,7 @@ internal class Host<T>(
             // The caller cancelled, or the helper failed: the operation gives up, every attempt is cancelled.
             runCatching { step(W.INPUT_CANCEL) }
             runCatching(::observe) // a hook that throws does not hide the error being raised
-            close(null)
+            close()
             throw error
         }
     }
@@ -241,26 +246,37 @@ internal class Host<T>(
     private fun handIn(settled: Settled) {
         val token = nextToken++
         val error = settled.error
-        val attempt = settled.attempt
-        val now = clock.nowMs()
         if (error == null) {
             @Suppress("UNCHECKED_CAST")
-            val reading = io.response?.let { read -> readOrRelease(settled) { read(settled.value as T) } }
+            val value = settled.value as T
+            val reading = io.response?.let { read -> releasingIfThrows(settled) { read(value) } }
             if (reading != null) {
                 val headers = responseHeaders(reading.header)
-                val receipt = driver.handleResponse(now, attempt, token, reading.status, headers, System.currentTimeMillis())
+                val receipt = releasingIfThrows(settled) { driver.handleResponse(clock.nowMs(), settled.attempt, token, reading.status, headers, System.currentTimeMillis()) }
                 kept(token, settled, receipt == Receipt.DISCARDED)
                 return step(W.INPUT_POLL)
             }
-            return result(token, settled, Held.VALUE, W.OUTCOME_SUCCESS, 0)
+            // A hook that throws ends the operation with its exception; the value it was judging is released.
+            val outcome = io.outcomeOfResult?.let { judge -> releasingIfThrows(settled) { judge(value) } }
+            return handOutcome(token, settled, Held.VALUE, outcome ?: Outcome.Success)
         }
         if (io.invalid(error)) throw error
         io.failureOf(error)?.let { return result(token, settled, Held.ERROR, W.OUTCOME_FAILURE, W.word(it)) }
-        val outcome = outcomeOfError?.invoke(error) ?: UNKNOWN_ERROR
-        if (outcome is Outcome.Application) return result(token, settled, Held.ERROR, W.OUTCOME_APPLICATION, W.word(outcome.verdict))
-        // Any other outcome the hook chose goes in typed (uniffi), then the loop polls.
-        kept(token, settled, driver.handleResult(now, attempt, outcome, token, Held.ERROR) == Receipt.DISCARDED)
-        step(W.INPUT_POLL)
+        handOutcome(token, settled, Held.ERROR, outcomeOfError?.invoke(error) ?: UNKNOWN_ERROR)
+    }
+
+    /** Hands [settled] in under [token] as [outcome] (a hook's answer); then the loop has its next action. */
+    private fun handOutcome(token: Long, settled: Settled, held: Held, outcome: Outcome) = when (outcome) {
+        is Outcome.Success -> result(token, settled, held, W.OUTCOME_SUCCESS, 0)
+
+        is Outcome.Application -> result(token, settled, held, W.OUTCOME_APPLICATION, W.word(outcome.verdict))
+
+        else -> {
+            // Any other outcome goes in typed (uniffi), then the loop polls.
+            val receipt = releasingIfThrows(settled) { driver.handleResult(clock.nowMs(), settled.attempt, outcome, token, held) }
+            kept(token, settled, receipt == Receipt.DISCARDED)
+            step(W.INPUT_POLL)
+        }
     }
 
     /** A `result` record for [settled] under [token]; its answer is the next action. */
@@ -271,7 +287,7 @@ internal class Host<T>(
         input[W.IN_HELD] = W.word(held)
         input[W.IN_OUTCOME_KIND] = kind
         input[W.IN_OUTCOME_CODE] = code
-        driver.exchangeInto(input, out)
+        releasingIfThrows(settled) { driver.exchangeInto(input, out) }
         kept(token, settled, out[W.OUT_RECEIPT] == W.word(Receipt.DISCARDED))
     }
 
@@ -279,8 +295,12 @@ internal class Host<T>(
         if (discarded) release(settled) else held[token] = settled
     }
 
-    /** Reads a response; one that cannot be read is released and its error raised. */
-    private inline fun readOrRelease(settled: Settled, read: () -> HttpReading): HttpReading = try {
+    /**
+     * Reads a returned value (a response, a hook's outcome) or hands it in;
+     * when that throws, the value (never held: the driver did not take it) is
+     * released and the error raised.
+     */
+    private inline fun <R> releasingIfThrows(settled: Settled, read: () -> R): R = try {
         read()
     } catch (unreadable: Throwable) {
         release(settled)
@@ -292,30 +312,33 @@ internal class Host<T>(
         if (settled != null && settled.error == null) runCatching { io.dispose(settled.value as T) }
     }
 
-    /** The finish on the wire: the token's value when the ending returns it, else the typed ending with its cause. */
+    /**
+     * The finish on the wire: the token's value when the ending returns it,
+     * else the typed ending raised with what the token holds (an error as its
+     * cause, a function's value as its `lastValue`: the caller's, not released).
+     */
     @Suppress("UNCHECKED_CAST")
     private fun finish(): Ended<T> {
         val token = out[W.OUT_TOKEN]
         val returns = out[W.OUT_ENDING] and W.ENDING_RETURNS != 0L
         val readableUntilMs = out[W.OUT_ABORT_AT_MS]
         val kept = if (token == W.NONE) null else held.remove(token)
-        close(if (returns) null else kept)
+        close()
         val now = clock.nowMs()
         val typed = { (driver.pollAction(now) as Action.Finish).ending }
         request?.ended(driver)
         val windowLeftMs = if (readableUntilMs == W.NONE) null else readableUntilMs - now
-        return if (returns) Ended(true, kept?.value as T?, typed, null, key, windowLeftMs) else Ended(false, null, typed, kept?.error, key)
+        return if (returns) Ended(true, kept?.value as T?, typed, null, key, windowLeftMs) else Ended(false, kept?.value as T?, typed, kept?.error, key)
     }
 
-    /** No more results: everything still held or still arriving is released (but [keep], the ending's cause). */
-    private fun close(keep: Settled?) {
+    /** No more results: everything still held (the ending's own result was taken out) or still arriving is released. */
+    private fun close() {
         val late = synchronized(inbox) {
             closed = true
             if (inbox.isEmpty()) null else ArrayList(inbox).also { inbox.clear() }
         }
         late?.forEach(::release)
-        if (held.isNotEmpty()) held.values.forEach { if (it !== keep) release(it) }
-        if (keep != null && keep.error == null) release(keep)
+        if (held.isNotEmpty()) held.values.forEach(::release)
         held.clear()
     }
 }

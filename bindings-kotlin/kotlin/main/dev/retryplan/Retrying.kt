@@ -96,9 +96,17 @@ internal class Helper(
     }
 
     /** [retrying] under these options, its endings naming the operation [operation]. */
-    suspend fun <T> retryingNamed(operation: String, idempotencyKey: String?, deadlineMs: Long?, seed: Long?, onDiscard: (T) -> Unit, block: suspend (Attempt) -> T): T {
+    suspend fun <T> retryingNamed(
+        operation: String,
+        idempotencyKey: String?,
+        deadlineMs: Long?,
+        seed: Long?,
+        outcomeOfResult: ((T) -> Outcome?)?,
+        onDiscard: (T) -> Unit,
+        block: suspend (Attempt) -> T,
+    ): T {
         // A lambda, not `::failureOf`: a function reference loads Kotlin's reflection classes on a process's first call.
-        val io = Io(null, { failureOf(it) }, { false }, onDiscard)
+        val io = Io(null, { failureOf(it) }, { false }, onDiscard, outcomeOfResult)
         return operate(io, RequestContext.current(), idempotencyKey = idempotencyKey, deadlineMs = deadlineMs, seed = seed) { it.run(block).valueOrThrow(operation) }
     }
 }
@@ -115,10 +123,21 @@ internal class Helper(
  * - An attempt that throws is read by the failure table ([failureOf]), else by
  *   [outcomeOfError] (an [Outcome], or null for the default: the core's verdict
  *   for an unknown error, `AMBIGUOUS`, retried unless the policy is `unsafe`).
+ * - A value an attempt returns is a success, unless [outcomeOfResult] (called
+ *   once with each value handed to the core) answers an [Outcome] for it: then
+ *   the core judges it as that (e.g. `Outcome.Application(Verdict.RETRYABLE)`
+ *   for a "try again" answer), holds it as a thrown error is held, and says
+ *   whether it is returned, dropped ([onDiscard]) or raised with. An exception
+ *   the hook throws propagates as it is (the operation ends, every attempt is
+ *   cancelled, the value is passed to [onDiscard]).
  * - Cancelling the calling coroutine cancels the operation (it gives up,
  *   `cancelled`) and every running attempt; the CancellationException propagates.
  * - Ends without a value throw [GaveUpException], [ReconcileRequiredException]
- *   or [RestartRequiredException], with the last attempt's error as the cause.
+ *   or [RestartRequiredException], with the last attempt's error as the cause,
+ *   or, when the last attempt returned a value [outcomeOfResult] judged a
+ *   failure, that value as [OperationFailedException.lastValue] (and no cause).
+ *   That value is the caller's: it is not passed to [onDiscard]; every other
+ *   value the operation does not return is.
  * - [onDecision] sees each decision as the core makes it; [stats] are counted by the core.
  * - Inside a request being served (a [RequestContext] in the coroutine
  *   context: [serving]), the driver starts from the caller's context (its
@@ -133,8 +152,9 @@ suspend fun <T> retrying(
     stats: Stats? = null,
     onDecision: ((Event) -> Unit)? = null,
     outcomeOfError: ((Throwable) -> Outcome?)? = null,
+    outcomeOfResult: ((T) -> Outcome?)? = null,
     onDiscard: (T) -> Unit = { closeIfCloseable(it) },
     clock: MonotonicClock = MonotonicClock.SYSTEM,
     seed: Long? = null,
     block: suspend (Attempt) -> T,
-): T = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock).retryingNamed(operationName(block), idempotencyKey, deadlineMs, seed, onDiscard, block)
+): T = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock).retryingNamed(operationName(block), idempotencyKey, deadlineMs, seed, outcomeOfResult, onDiscard, block)

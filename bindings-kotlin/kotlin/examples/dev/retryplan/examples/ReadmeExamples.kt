@@ -69,6 +69,20 @@ suspend fun loadProfile(api: ProfileApi, userId: String): String =
     }
 // README: end
 
+// README: results
+/** The service's answer: a price, or "busy, try again" as a value rather than an exception. */
+data class Quote(val price: Long?, val busy: Boolean = price == null)
+
+suspend fun latestQuote(policy: Policy, fetch: suspend (requestId: String) -> Quote): Quote = try {
+    retrying(policy, outcomeOfResult = { quote: Quote -> if (quote.busy) Outcome.Application(Verdict.RETRYABLE) else null }) { attempt ->
+        fetch(attempt.requestId)
+    }
+} catch (gaveUp: GaveUpException) {
+    // Busy on every attempt: the ending carries the last reply as lastValue (and no cause: nothing was thrown).
+    gaveUp.lastValue as Quote
+}
+// README: end
+
 // README: blocking_call
 val profiles = OkHttpClient()
 

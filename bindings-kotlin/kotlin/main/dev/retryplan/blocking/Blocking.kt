@@ -101,6 +101,9 @@ fun <T> blocking(
  * runs beside it and an attempt past its `abortAtMs` is interrupted).
  * Interrupting the calling thread cancels the operation (it gives up,
  * `cancelled`) and every attempt, then throws `InterruptedException`.
+ * [outcomeOfResult] judges each value an attempt returns (an [Outcome], or
+ * null for a success) as in the suspend one; an ending raised with such a
+ * value carries it as `lastValue`, the caller's (not passed to [onDiscard]).
  */
 fun <T> retrying(
     policy: Policy,
@@ -110,12 +113,13 @@ fun <T> retrying(
     stats: Stats? = null,
     onDecision: ((Event) -> Unit)? = null,
     outcomeOfError: ((Throwable) -> Outcome?)? = null,
+    outcomeOfResult: ((T) -> Outcome?)? = null,
     onDiscard: (T) -> Unit = ::closeIfCloseable,
     clock: MonotonicClock = MonotonicClock.SYSTEM,
     seed: Long? = null,
     block: (Attempt) -> T,
 ): T = blocking {
-    Helper(policy, dependency, stats, onDecision, outcomeOfError, clock).retryingNamed(operationName(block), idempotencyKey, deadlineMs, seed, onDiscard) { attempt ->
+    Helper(policy, dependency, stats, onDecision, outcomeOfError, clock).retryingNamed(operationName(block), idempotencyKey, deadlineMs, seed, outcomeOfResult, onDiscard) { attempt ->
         interruptible(onDiscard) { block(attempt) }
     }
 }

@@ -9,10 +9,12 @@ import dev.retryplan.RetryplanException
 import dev.retryplan.examples.Busy
 import dev.retryplan.examples.CountingHook
 import dev.retryplan.examples.ProfileApi
+import dev.retryplan.examples.Quote
 import dev.retryplan.examples.compiledPolicy
 import dev.retryplan.examples.controls
 import dev.retryplan.examples.countedCall
 import dev.retryplan.examples.form
+import dev.retryplan.examples.latestQuote
 import dev.retryplan.examples.loadProfile
 import dev.retryplan.examples.loadProfileBlocking
 import dev.retryplan.examples.nightlyExport
@@ -28,6 +30,7 @@ import kotlinx.coroutines.withContext
 import okhttp3.OkHttpClient
 import okhttp3.Request
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertSame
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import java.net.InetSocketAddress
@@ -70,6 +73,22 @@ class ReadmeExamplesTest {
         assertEquals(listOf("order-5001", "order-5001"), seen.map { it.second })
         assertTrue(seen[0].third != seen[1].third, "a fresh request id per attempt: $seen")
         assertTrue(seen.all { it.first in 1..200 }, "the checkout profile's 200 ms attempts: $seen")
+    }
+
+    /** The results example, under a policy of three attempts and no backoff (nothing sleeps). */
+    @Test
+    fun `the results example retries a busy reply, and gives the last one back when every attempt was busy`() = runBlocking {
+        val policy = Policy.fromJson(
+            """{"max_attempts": 3, "jitter": {"kind": "none"}, "backoff": {"kind": "constant", "base_ms": 0, "multiplier": 1.0, "cap_ms": 0}}""",
+        )
+        policy.use {
+            var calls = 0
+            assertEquals(Quote(42), latestQuote(policy) { if (++calls < 3) Quote(null) else Quote(42) })
+            val replies = mutableListOf<Quote>()
+            val last = latestQuote(policy) { Quote(null).also { replies += it } }
+            assertEquals(3, replies.size)
+            assertSame(replies.last(), last)
+        }
     }
 
     @Test
