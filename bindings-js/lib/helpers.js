@@ -65,7 +65,7 @@ function finished(host, context) {
   try {
     return host.io.finish(host);
   } finally {
-    if (context !== undefined) ended(context, host.driver, host.ending().decision);
+    if (context !== undefined) ended(context, host.driver); // the answer reads the ending from the driver itself
     _free(host.driver);
   }
 }
