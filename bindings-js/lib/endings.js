@@ -18,11 +18,14 @@ const withoutStack = limit?.writable === true;
 // class's name in a page. A subclass of one of them keeps its parent's name
 // unless it sets its own, as a subclass of `TypeError` does.
 
-/** An operation that ended without a result to return. `message` is the core's text for the ending. */
+/**
+ * An operation that ended without a result to return. `message` is the core's text for the ending; `cause`
+ * the error, or `lastValue` the value, the driver raises it with (`Ending::result`), if any.
+ */
 export class OperationFailedError extends Error {
   name = 'OperationFailedError';
 
-  constructor(decision, idempotencyKey, lastOutcome, cause, message) {
+  constructor(decision, idempotencyKey, lastOutcome, cause, message, lastValue) {
     const stackTraceLimit = Error.stackTraceLimit;
     if (withoutStack) Error.stackTraceLimit = 0;
     try {
@@ -37,6 +40,8 @@ export class OperationFailedError extends Error {
     this.idempotencyKey = idempotencyKey;
     /** How the last attempt the core took into account ended, if one did. */
     this.lastOutcome = lastOutcome;
+    /** The value the last attempt returned, when the driver raises the ending with it (run()'s `outcomeOfResult` called it a failure). */
+    this.lastValue = lastValue;
   }
 }
 
@@ -44,8 +49,8 @@ export class OperationFailedError extends Error {
 export class GaveUpError extends OperationFailedError {
   name = 'GaveUpError';
 
-  constructor(decision, idempotencyKey, lastOutcome, cause, message) {
-    super(decision, idempotencyKey, lastOutcome, cause, message);
+  constructor(decision, idempotencyKey, lastOutcome, cause, message, lastValue) {
+    super(decision, idempotencyKey, lastOutcome, cause, message, lastValue);
     this.reason = decision.reason;
   }
 }
@@ -59,8 +64,8 @@ export class ReconcileRequiredError extends OperationFailedError {
 export class RestartRequiredError extends OperationFailedError {
   name = 'RestartRequiredError';
 
-  constructor(decision, idempotencyKey, lastOutcome, cause, message) {
-    super(decision, idempotencyKey, lastOutcome, cause, message);
+  constructor(decision, idempotencyKey, lastOutcome, cause, message, lastValue) {
+    super(decision, idempotencyKey, lastOutcome, cause, message, lastValue);
     this.deadlineMs = decision.deadlineMs;
   }
 }

@@ -1,7 +1,8 @@
 // The helpers: adapters from a runtime's I/O to the core's Driver, run by the
 // one host loop (host.js). They decide nothing: the driver says when attempts
 // start, time out, hedge, wait and end; the failure table (failures.js) and
-// the caller's `outcomeOfError` hook say what an error means.
+// the caller's `outcomeOfError` hook say what an error means (run()'s
+// `outcomeOfResult` what a value means).
 import { _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
 import { flag, ms } from './args.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RESPONSE_HEADERS } from './constants.js';
@@ -64,22 +65,34 @@ function finished(host, context) {
   try {
     return host.io.finish(host);
   } finally {
-    if (context !== undefined) ended(context, host.driver, host.ending().decision);
+    if (context !== undefined) ended(context, host.driver); // the answer reads the ending from the driver itself
     _free(host.driver);
   }
 }
 
 /**
  * The typed ending of a finish that returns nothing (with the error the driver
- * names as its cause, in the core's words naming `operation`), or the caller's cancel.
+ * names as its cause, or the value as its last value, in the core's words
+ * naming `operation`), or the caller's cancel.
  */
 function ending(host, { decision, lastResult }, operation) {
-  if (host.signal?.aborted && decision.reason === 'cancelled') return host.signal.reason;
+  const token = host.endToken;
+  if (host.signal?.aborted && decision.reason === 'cancelled') {
+    host.io.dispose(host.values[token]); // a last value the cancel's reason replaces
+    return host.signal.reason;
+  }
   // Without message data (the browser runtime): the ending's type and reason.
   const words =
     compose(decided(_endingMessage(host.driver, operation))) ??
     (decision.reason === undefined ? decision.type : `${decision.type}: ${decision.reason}`);
-  return new ENDINGS[decision.type](decision, host.keyText, lastResult?.outcome, host.errors[host.endToken], words);
+  return new ENDINGS[decision.type](
+    decision,
+    host.keyText,
+    lastResult?.outcome,
+    host.errors[token],
+    words,
+    host.values[token],
+  );
 }
 
 /** How an ending names run()'s operation: by the attempt function's name. */
@@ -96,7 +109,7 @@ function requestName({ method, url }) {
   return `${method} ${named.href}`;
 }
 
-/** run()'s I/O: each attempt's context carries its operation's key; a value to drop goes to `onDiscard` when given. */
+/** run()'s I/O: each attempt's context carries its operation's key; a value to drop (late, or one `outcomeOfResult` failed that the driver released) goes to `onDiscard` when given. */
 const RUN_IO = {
   entry: (host, entry) => {
     entry.idempotencyKey = host.keyText;
@@ -115,9 +128,11 @@ const RUN_IO = {
  * winner's value. The endings name the operation by the function's name
  * (`"operation"` for an anonymous one). An attempt that throws is read by the failure table, else
  * by `options.outcomeOfError(error)` (an Outcome, or nothing: the core's verdict
- * for an unknown error, `ambiguous`).
+ * for an unknown error, `ambiguous`); a value it returns by
+ * `options.outcomeOfResult(value)` when given (an Outcome, or nothing: a success).
  * Ends without a value reject with GaveUpError, ReconcileRequiredError or
- * RestartRequiredError; a cancel through `options.signal` with its reason.
+ * RestartRequiredError (carrying the error as `cause`, or the value as
+ * `lastValue`, the driver raises them with); a cancel through `options.signal` with its reason.
  */
 export function run(policy, attempt, options = NO_OPTIONS) {
   return conclude(runHost, policy, attempt, options, ambient());

@@ -62,7 +62,8 @@ function listen(signal, host) {
  * One operation's loop over the driver `driver` (a handle), for a helper's I/O (`io`):
  * - `attempt(entry)` sends one attempt, `entry` being the `Attempt` the
  *   driver started (`io.entry(host, entry)` may complete it); what it returns (or
- *   resolves to) is a success, or with `io.response(driver, nowMs, attempt,
+ *   resolves to) is a success (unless the caller's `outcomeOfResult(value)`
+ *   hook returns an outcome), or with `io.response(driver, nowMs, attempt,
  *   token, value)` a response the core reads (its receipt's number; it may throw for a value it
  *   cannot read: then `io.unreadable` is the failure);
  * - what it throws is named by `io.failureOf(error)` (the failure table), else
@@ -74,7 +75,7 @@ function listen(signal, host) {
  */
 export class Host {
   /**
-   * `options`: the helper's (`onDecision`, `outcomeOfError`); `now` its
+   * `options`: the helper's (`onDecision`, `outcomeOfError`, `outcomeOfResult`); `now` its
    * clock; `signal` the caller's cancel. `primed`: `driver` was just made
    * with its first poll (`newDriver(..., true)`), whose output record is the
    * wire's now, and its key the one copied last (a helper primes it unless the
@@ -90,6 +91,8 @@ export class Host {
     this.signal = signal ?? undefined;
     this.onDecision = options.onDecision ?? undefined;
     this.outcomeOfError = options.outcomeOfError;
+    /** run()'s hook saying what a returned value means (an Outcome; nothing: a success). */
+    this.outcomeOfResult = options.outcomeOfResult;
     /**
      * Running attempts by number (cheaper than a Map for a handful of small
      * integers), and how many. This and the results' arrays start with room
@@ -122,11 +125,15 @@ export class Host {
     if (primed) this.follow(current());
   }
 
-  /** Attempt `entry` returned (or resolved to) `value`. */
+  /** Attempt `entry` returned (or resolved to) `value`: a success, unless the caller's `outcomeOfResult(value)` hook says otherwise. */
   returned(entry, value) {
     if (this.done) return this.io.dispose(value);
     const respond = this.io.response;
-    if (respond === undefined) return this.handIn(entry, WIRE.OUTCOME.success, WIRE.NONE, value, undefined);
+    if (respond === undefined) {
+      const hook = this.outcomeOfResult;
+      if (hook === undefined) return this.handIn(entry, WIRE.OUTCOME.success, WIRE.NONE, value, undefined);
+      return this.judged(entry, hook, value, undefined, WIRE.OUTCOME.success, WIRE.NONE);
+    }
     const now = this.clock();
     let receipt;
     try {
@@ -143,30 +150,38 @@ export class Host {
     const failure = this.io.failureOf(thrown);
     if (failure !== undefined)
       return this.handIn(entry, WIRE.OUTCOME.failure, WIRE.FAILURE[failure], undefined, thrown);
+    // Nothing classified it: the core's one default for every language (Verdict::UNKNOWN_ERROR, `ambiguous`).
+    this.judged(entry, this.outcomeOfError, undefined, thrown, WIRE.OUTCOME.application, WIRE.UNKNOWN_ERROR_VERDICT);
+  }
+
+  /**
+   * Hands attempt `entry`'s result (its `value`, or the `error` it threw) in
+   * with the Outcome the caller's `hook` returns for it, or without one
+   * (nothing) with the default outcome `kind` and `code`. A hook that throws,
+   * or returns what is not an Outcome, ends the operation with that error.
+   */
+  judged(entry, hook, value, error, kind, code) {
     let outcome;
     try {
-      outcome = this.outcomeOfError?.(thrown);
-    } catch (hookError) {
-      return this.abandon(hookError);
-    }
-    // Nothing classified it: the core's one default for every language (Verdict::UNKNOWN_ERROR, `ambiguous`).
-    if (outcome === undefined || outcome === null)
-      return this.handIn(entry, WIRE.OUTCOME.application, WIRE.UNKNOWN_ERROR_VERDICT, undefined, thrown);
-    try {
-      read(outcome);
+      outcome = hook?.(error === undefined ? value : error);
+      if (outcome != null) read(outcome);
     } catch (refused) {
-      return this.abandon(refused); // an outcome the binding refuses: the hook's mistake
+      this.io.dispose(value);
+      return this.abandon(refused); // the hook's error, or an outcome the binding refuses: the hook's mistake
     }
+    if (outcome == null) return this.handIn(entry, kind, code, value, error);
     // A status goes by the object, whose reading refuses one no outcome holds.
-    if (words.kind !== WIRE.OUTCOME.http_status) return this.handIn(entry, words.kind, words.code, undefined, thrown);
+    if (words.kind !== WIRE.OUTCOME.http_status) return this.handIn(entry, words.kind, words.code, value, error);
     const now = this.clock();
+    const held = error === undefined ? WIRE.HELD.value : WIRE.HELD.error;
     let receipt;
     try {
-      receipt = decided(_driverResultOf(this.driver, now, entry.attempt, outcome, entry.attempt, WIRE.HELD.error));
+      receipt = decided(_driverResultOf(this.driver, now, entry.attempt, outcome, entry.attempt, held));
     } catch (refused) {
+      this.io.dispose(value);
       return this.abandon(refused); // an outcome the core refuses: the hook's mistake
     }
-    this.received(entry, receipt === WIRE.RECEIPT.accepted, undefined, thrown, undefined, now);
+    this.received(entry, receipt === WIRE.RECEIPT.accepted, value, error, undefined, now);
   }
 
   /** Hands attempt `entry`'s result in on the wire (outcome `kind` and `code`), held under its number, with the next poll. */

@@ -823,6 +823,12 @@ export class OperationFailedError extends Error {
   readonly lastOutcome?: Outcome;
   /** The error the last attempt threw, when the driver raises the ending with it (none when the driver counted a timeout itself). */
   readonly cause?: unknown;
+  /**
+   * The value the last attempt returned, when the driver raises the ending
+   * with it: `run()`'s `outcomeOfResult` called it a failure (`cause` is then
+   * undefined). Undefined otherwise.
+   */
+  readonly lastValue?: unknown;
 }
 /** The operation gave up: `reason` says why. */
 export class GaveUpError extends OperationFailedError {
@@ -893,16 +899,27 @@ export interface HelperOptions extends OperationOptions {
 export interface RunOptions<T = unknown> extends HelperOptions {
   /** What the next hop speaks, for `context.outgoingHeaders` ("http" by default). */
   protocol?: Protocol;
-  /** Called with each value the run will not return: an attempt's that succeeded too late (timed out, or another won). */
+  /**
+   * What a value an attempt returned (or resolved to) means, called once with
+   * each while the run lasts: an Outcome (e.g. `{type: 'http_status', status: 503}`), or nothing
+   * for a success. The driver decides what becomes of a failed value: dropped
+   * (to `onDiscard`), or the ending is raised with it as `lastValue`. A hook
+   * that throws rejects the run with that error; one that returns what is not
+   * an Outcome, with the RetryplanError `invalid_argument` naming its field.
+   */
+  outcomeOfResult?: (value: T) => Outcome | null | undefined | void;
+  /** Called with each value the run will not return: an attempt's that succeeded too late (timed out, or another won), or one `outcomeOfResult` failed that the driver drops. */
   onDiscard?: (value: T) => void;
 }
 /**
  * Runs one operation: calls `attempt(context)` whenever the core says so and
  * resolves to the winner's value. An attempt that throws is a failure, read
- * by the failure table, else by `outcomeOfError` (default: `ambiguous`);
- * under a hedging policy attempts run concurrently, each with its own
- * AbortSignal. Rejects with GaveUpError, ReconcileRequiredError or
- * RestartRequiredError when there is no value, or with `signal.reason`.
+ * by the failure table, else by `outcomeOfError` (default: `ambiguous`); a
+ * value is a success unless `outcomeOfResult` says otherwise; under a hedging
+ * policy attempts run concurrently, each with its own AbortSignal. Rejects
+ * with GaveUpError, ReconcileRequiredError or RestartRequiredError when there
+ * is no value to return (with the last error as `cause`, or the last value as
+ * `lastValue`, when the driver raises the ending with one), or with `signal.reason`.
  */
 export function run<T>(
   policy: Policy,

@@ -615,3 +615,256 @@ test('run: plain values, promises and thenables give the same run; a then that t
   const error = await rejection(run(policy, () => thenThrows));
   assert.deepEqual([error.reason, error.cause], ['attempts_exhausted', unreadable]);
 });
+
+// outcomeOfResult: what a returned value means (Python's `outcome_of_result`, Kotlin's `outcomeOfResult`).
+
+/** The hook of a caller whose answers carry a status: a 5xx is the server's failure, anything else a success. */
+const statusOfReply = (reply) => (reply.status >= 500 ? { type: 'http_status', status: reply.status } : undefined);
+
+test('run: a value outcomeOfResult fails is retried; exhausted, the ending carries it as lastValue and no cause', async () => {
+  const replies = [];
+  const discarded = [];
+  const judged = [];
+  const error = await rejection(
+    run(
+      quick(),
+      (context) => {
+        const reply = { status: 503, attempt: context.attempt };
+        replies.push(reply);
+        return context.attempt === 2 ? Promise.resolve(reply) : reply;
+      },
+      {
+        outcomeOfResult: (reply) => {
+          judged.push(reply);
+          return statusOfReply(reply);
+        },
+        onDiscard: (reply) => discarded.push(reply),
+      },
+    ),
+  );
+  assert.ok(error instanceof GaveUpError);
+  assert.equal(error.reason, 'attempts_exhausted');
+  assert.equal(error.attempts, 3);
+  assert.equal(error.lastValue, replies[2]); // the very value the last attempt returned
+  assert.equal(error.cause, undefined);
+  assert.ok(!('cause' in error));
+  assert.deepEqual(error.lastOutcome, { type: 'http_status', status: 503 });
+  assert.doesNotMatch(error.message, /outcomeOfError/); // the hook classified it: no hint
+  assert.deepEqual(judged, replies); // called once with each value
+  assert.deepEqual(discarded, replies.slice(0, 2)); // the ones the driver dropped, never the one it raised with
+  // A thrown error's ending has no lastValue.
+  const thrown = await rejection(run(quick(), () => Promise.reject(new Busy()), { outcomeOfError: retryable }));
+  assert.ok(thrown.cause instanceof Busy);
+  assert.equal(thrown.lastValue, undefined);
+  // A conflict restarts and an unsafe write's ambiguous value reconciles, each with the value.
+  const conflict = await rejection(
+    run(quick(), () => 'stale', { outcomeOfResult: () => ({ type: 'application', verdict: 'conflict' }) }),
+  );
+  assert.ok(conflict instanceof RestartRequiredError);
+  assert.deepEqual([conflict.lastValue, conflict.cause], ['stale', undefined]);
+  const write = await rejection(
+    run(quick({ idempotency: 'unsafe' }), () => 'half done', {
+      outcomeOfResult: () => ({ type: 'application', verdict: 'ambiguous' }),
+    }),
+  );
+  assert.ok(write instanceof ReconcileRequiredError);
+  assert.deepEqual([write.lastValue, write.cause, write.attempts], ['half done', undefined, 1]);
+});
+
+test('run: a value outcomeOfResult calls a success (nothing, null, or a success outcome) is returned', async () => {
+  const discarded = [];
+  const value = await run(
+    quick(),
+    (context) => ({ status: context.attempt < 3 ? 502 : 200, attempt: context.attempt }),
+    {
+      outcomeOfResult: statusOfReply,
+      onDiscard: (reply) => discarded.push(reply.attempt),
+    },
+  );
+  assert.deepEqual(value, { status: 200, attempt: 3 });
+  assert.deepEqual(discarded, [1, 2]);
+  assert.equal(await run(quick(), () => 'v', { outcomeOfResult: () => null }), 'v');
+  assert.equal(await run(quick(), () => 'v', { outcomeOfResult: () => ({ type: 'success' }) }), 'v');
+});
+
+test('run: an outcomeOfResult that throws rejects the run with its error; nothing is left running', async () => {
+  const bug = new RangeError('hook bug');
+  const policy = Policy.fromConfig({
+    maxAttempts: 3,
+    jitter: { kind: 'none' },
+    hedging: { delayMs: 0, maxHedgedAttempts: 1 },
+  });
+  const signals = [];
+  const discarded = [];
+  let calls = 0;
+  const error = await rejection(
+    run(
+      policy,
+      (context) => {
+        signals.push(context.signal);
+        return context.attempt === 1 ? new Promise(() => {}) : Promise.resolve(`value ${context.attempt}`);
+      },
+      {
+        outcomeOfResult: () => {
+          calls += 1;
+          throw bug;
+        },
+        onDiscard: (value) => discarded.push(value),
+      },
+    ),
+  );
+  assert.equal(error, bug);
+  assert.equal(calls, 1);
+  assert.equal(signals.length, 2);
+  assert.ok(signals.every((signal) => signal.aborted)); // the stalled first attempt too
+  assert.deepEqual(discarded, ['value 2']);
+});
+
+test("run: an outcomeOfResult that returns what is not an Outcome is refused as outcomeOfError's is", async () => {
+  for (const returned of [{ type: 'nope' }, 'retryable', 503, { type: 'http_status' }]) {
+    const misuse = await rejection(run(quick(), () => 'v', { outcomeOfResult: () => returned }));
+    const same = await rejection(run(quick(), () => Promise.reject(new Busy()), { outcomeOfError: () => returned }));
+    assert.ok(misuse instanceof RetryplanError, String(misuse));
+    assert.equal(misuse.code, 'invalid_argument');
+    assert.deepEqual([misuse.field, misuse.message], [same.field, same.message]);
+  }
+  // A status the binding reads but the core refuses (no HTTP status is 42) is refused by the core.
+  const status = await rejection(
+    run(quick(), () => 'v', { outcomeOfResult: () => ({ type: 'http_status', status: 42 }) }),
+  );
+  assert.deepEqual([status.name, status.code], ['RetryplanError', 'invalid_argument']);
+});
+
+test("run: under hedging, a value the hook fails and a loser's late value never reach the caller", async () => {
+  const policy = Policy.fromConfig({
+    maxAttempts: 2,
+    jitter: { kind: 'none' },
+    hedging: { delayMs: 0, maxHedgedAttempts: 1 },
+  });
+  const failing = (value) => (value.startsWith('busy') ? RETRYABLE : undefined);
+  // Attempt 1 answers a value the hook fails while the hedge runs; the hedge then wins.
+  let answerFirst;
+  const first = new Promise((resolve) => {
+    answerFirst = resolve;
+  });
+  const judged = [];
+  const discarded = [];
+  const options = {
+    outcomeOfResult: (value) => {
+      judged.push(value);
+      return failing(value);
+    },
+    onDiscard: (value) => discarded.push(value),
+  };
+  const value = await run(
+    policy,
+    (context) => {
+      if (context.attempt === 1) return first;
+      answerFirst('busy 1');
+      return first.then(() => 'ok 2'); // after attempt 1's value is handed in
+    },
+    options,
+  );
+  assert.equal(value, 'ok 2');
+  assert.deepEqual(judged, ['busy 1', 'ok 2']);
+  assert.deepEqual(discarded, ['busy 1']);
+  // The hedge wins at once; attempt 1 answers after the run ended: dropped, never judged.
+  judged.length = 0;
+  discarded.length = 0;
+  let answerLate;
+  const late = new Promise((resolve) => {
+    answerLate = resolve;
+  });
+  const signals = [];
+  const won = await run(
+    policy,
+    (context) => {
+      signals.push(context.signal);
+      return context.attempt === 1 ? late : 'ok 2';
+    },
+    options,
+  );
+  assert.equal(won, 'ok 2');
+  assert.ok(signals[0].aborted);
+  answerLate('busy late');
+  await late;
+  await undefined;
+  assert.deepEqual(judged, ['ok 2']);
+  assert.deepEqual(discarded, ['busy late']);
+  // Both fail: the ending carries the last value the driver took, the other one is dropped.
+  judged.length = 0;
+  discarded.length = 0;
+  let answerSecond;
+  const second = new Promise((resolve) => {
+    answerSecond = resolve;
+  });
+  const error = await rejection(
+    run(
+      policy,
+      (context) => {
+        if (context.attempt === 1) return second.then(() => 'busy 1'); // after attempt 2's
+        answerSecond();
+        return 'busy 2';
+      },
+      options,
+    ),
+  );
+  assert.ok(error instanceof GaveUpError);
+  assert.deepEqual([error.lastValue, error.cause], ['busy 1', undefined]);
+  assert.deepEqual(judged, ['busy 2', 'busy 1']);
+  assert.deepEqual(discarded, ['busy 2']);
+});
+
+test('run: outcomeOfError and outcomeOfResult side by side; the ending carries what the last attempt gave', async () => {
+  const options = {
+    outcomeOfError: (error) => (error instanceof Busy ? RETRYABLE : undefined),
+    outcomeOfResult: (value) => (value === 'busy' ? RETRYABLE : undefined),
+  };
+  const attempts = (last) => (context) => {
+    if (context.attempt === 1) throw new Busy();
+    if (context.attempt === 2) return 'busy';
+    return last();
+  };
+  assert.equal(
+    await run(
+      quick(),
+      attempts(() => 'ok'),
+      options,
+    ),
+    'ok',
+  );
+  const busy = new Busy();
+  const afterError = await rejection(
+    run(
+      quick(),
+      attempts(() => {
+        throw busy;
+      }),
+      options,
+    ),
+  );
+  assert.deepEqual([afterError.cause, afterError.lastValue], [busy, undefined]);
+  const afterValue = await rejection(
+    run(
+      quick(),
+      attempts(() => 'busy'),
+      options,
+    ),
+  );
+  assert.deepEqual([afterValue.cause, afterValue.lastValue], [undefined, 'busy']);
+});
+
+test("run: the caller's cancel drops a held value (to onDiscard) and rejects with the signal's reason", async () => {
+  const controller = new AbortController();
+  const discarded = [];
+  const error = await rejection(
+    run(quick({ backoff: { kind: 'constant', baseMs: 5000, capMs: 5000 } }), () => 'busy', {
+      signal: controller.signal,
+      outcomeOfResult: () => RETRYABLE,
+      onDiscard: (value) => discarded.push(value),
+      onDecision: (event) => event.decision.type === 'wait' && controller.abort(new Error('stop')),
+    }),
+  );
+  assert.equal(error, controller.signal.reason);
+  assert.deepEqual(discarded, ['busy']);
+});

@@ -219,6 +219,34 @@ test('a typed ending of the runtime names its type and reason', async () => {
   policy.free();
 });
 
+test("each runtime's run() reads a value with outcomeOfResult; its ending carries the last value", async () => {
+  const form = tools.compilePolicy({
+    maxAttempts: 2,
+    backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
+    jitter: { kind: 'none' },
+  });
+  for (const entry of [runtime, leanRuntime]) {
+    const policy = entry.Policy.fromCompiled(form);
+    const outcomeOfResult = (reply) => (reply.status === 503 ? { type: 'http_status', status: 503 } : undefined);
+    const replies = [{ status: 503 }, { status: 503 }];
+    const ending = await entry
+      .run(policy, (context) => replies[context.attempt - 1], { outcomeOfResult })
+      .then(
+        () => assert.fail('expected the ending'),
+        (error) => error,
+      );
+    assert.ok(ending instanceof entry.GaveUpError);
+    assert.equal(ending.message, 'gave_up: attempts_exhausted');
+    assert.equal(ending.lastValue, replies[1]);
+    assert.equal(ending.cause, undefined);
+    const value = await entry.run(policy, (context) => ({ status: context.attempt === 1 ? 503 : 200 }), {
+      outcomeOfResult,
+    });
+    assert.deepEqual(value, { status: 200 });
+    policy.free();
+  }
+});
+
 test("the runtime's bundle holds none of the core's message templates nor the configuration reader's JS", async () => {
   const bundle = await rolldown({
     input: fileURLToPath(new URL('../browser/lib/browser.js', import.meta.url)),

@@ -123,8 +123,14 @@ export async function checkout(body: string): Promise<Ending> {
         error instanceof TypeError ? { type: 'application', verdict: 'retryable' } : undefined,
       onDecision: (event: DecisionEvent) => void event.decision.type,
     });
-    return doubled > 0 ? result.decision : result.decision;
+    // A value can be a failure too: the hook gets the attempt's type; the ending carries the last one.
+    const reply: { status: number } = await run(policy, () => ({ status: 503 }), {
+      outcomeOfResult: (value: { status: number }) =>
+        value.status >= 500 ? { type: 'http_status', status: value.status } : undefined,
+    });
+    return doubled > reply.status ? result.decision : result.decision;
   } catch (error) {
+    if (error instanceof OperationFailedError && error.lastValue !== undefined) console.log(error.lastValue);
     if (error instanceof ReconcileRequiredError) return error.decision;
     if (error instanceof GaveUpError) {
       const reason: GiveUpReason = error.reason;

@@ -2,7 +2,7 @@
 // `runtime: 'lean'` resolves `retryplan` to): its types (browser-lean/lib/browser.d.ts) say what it does not
 // carry, the shared controls among it.
 /// <reference types="retryplan/imports" />
-import { Dependency, Policy, RetrySlots, retryFetch } from 'retryplan/lean';
+import { Dependency, GaveUpError, Policy, RetrySlots, retryFetch, run } from 'retryplan/lean';
 import checkoutForm from './checkout.policy.json?retryplan';
 
 const checkout = Policy.fromCompiled(checkoutForm);
@@ -13,3 +13,7 @@ export const budget = Dependency.fromCompiled(checkoutForm).budget;
 export const read: number = Policy.fromConfig({ maxAttempts: 3 }).maxAttempts;
 /** `new RetrySlots` is marked deprecated (it throws `unsupported`); a constructor cannot return `never`. */
 export const made = (): RetrySlots => new RetrySlots(2);
+/** run() reads a value with `outcomeOfResult` here too; the ending carries the last one. */
+export const counted = run(checkout, () => 0, {
+  outcomeOfResult: (count: number) => (count === 0 ? { type: 'application', verdict: 'retryable' } : null),
+}).catch((error: unknown) => (error instanceof GaveUpError ? error.lastValue : undefined));
