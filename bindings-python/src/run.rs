@@ -444,6 +444,8 @@ impl<'a, 'py> Ctx<'a, 'py> {
     pub(crate) fn end_with_window(&self, ending: Ending) -> PyResult<(Py<PyAny>, Option<u64>)> {
         let held = ending.result.and_then(|result| Some((result, self.run.borrow_mut().take_kept(result.token)?)));
         let (value, error) = match held {
+            // A success after an error the hook called one returns no value (None), as JS and Kotlin do.
+            Some((result, Kept { held: Held::Error, .. })) if result.returned => return Ok((self.py.None(), None)),
             Some((result, kept)) if result.returned => return Ok((kept.object, result.readable_until_ms)),
             // Not returned: raised with it, an error as the cause, a function's value as `last_value` (the
             // driver has the response of an HTTP helper closed instead).

@@ -124,6 +124,24 @@ def test_the_readme_s_first_example_with_an_unknown_exception() -> None:
     assert len(calls) == checkout.to_dict()["max_attempts"] and raised.value.reason == "attempts_exhausted"
 
 
+def test_an_error_the_hook_calls_a_success_returns_no_value() -> None:
+    """``outcome_of_error`` answering success ends the call with None, the error dropped (JS returns undefined,
+    Kotlin null): never the exception object as if the function had returned it."""
+    success = lambda error: Outcome.success()  # noqa: E731
+
+    @retryplan.retry(Policy(), seed=1, outcome_of_error=success)
+    def call() -> int:
+        raise KeyError("not found")
+
+    assert call() is None
+
+    @retryplan.retry(Policy(), seed=1, outcome_of_error=success)
+    async def call_async() -> int:
+        raise KeyError("not found")
+
+    assert asyncio.run(call_async()) is None
+
+
 def test_outcome_of_result_and_custom_mapping() -> None:
     clock = FakeClock()
     statuses = iter([503, 429, 200])
