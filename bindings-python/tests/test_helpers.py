@@ -196,6 +196,52 @@ def test_the_last_value_rides_on_the_ending_that_raises() -> None:
     assert raised.value.last_value == "response 3"
 
 
+def test_on_discard_receives_each_value_the_core_drops() -> None:
+    """``on_discard`` sees every value ``outcome_of_result`` failed that a later attempt replaced, never the value
+    returned or the one the ending carries (``last_value``): ``@retry`` sync and async, and ``attempts()``."""
+    clock = FakeClock()
+    policy = Policy(max_attempts=3, jitter={"kind": "none"})
+    busy = lambda value: Outcome.http_status(503) if value.startswith("busy") else None  # noqa: E731
+    dropped: List[Any] = []
+    answers = iter(["busy 1", "busy 2", "ok"])
+
+    @retryplan.retry(policy, clock=clock, sleep=clock.sleep, seed=1, outcome_of_result=busy, on_discard=dropped.append)
+    def call() -> str:
+        return next(answers)
+
+    assert call() == "ok" and dropped == ["busy 1", "busy 2"]
+    dropped.clear()
+
+    async def no_sleep(seconds: float) -> None:
+        clock.now += seconds
+
+    counter = iter(range(1, 4))
+
+    @retryplan.retry(policy, clock=clock, sleep=no_sleep, seed=1, outcome_of_result=busy, on_discard=dropped.append)
+    async def call_async() -> str:
+        return f"busy {next(counter)}"
+
+    with pytest.raises(GaveUpError) as raised:
+        asyncio.run(call_async())
+    assert (dropped, raised.value.last_value) == (["busy 1", "busy 2"], "busy 3")
+    dropped.clear()
+
+    with pytest.raises(GaveUpError) as raised:
+        for attempt in retryplan.attempts(policy, clock=clock, sleep=clock.sleep, seed=2, on_discard=dropped.append):
+            with attempt:
+                attempt.report(Outcome.http_status(503), result=f"response {attempt.attempt}")
+    assert (dropped, raised.value.last_value) == (["response 1", "response 2"], "response 3")
+
+
+def test_on_discard_is_checked_and_not_an_http_helpers_option() -> None:
+    """A non-callable ``on_discard`` is refused naming it; an HTTP helper closes the responses it drops itself, so
+    it refuses the option rather than ignore it."""
+    with pytest.raises(retryplan.ArgumentTypeError, match="`on_discard`: must be a function"):
+        retryplan.retry(Policy(), on_discard=3)(lambda: None)  # type: ignore[arg-type]
+    with pytest.raises(retryplan.ArgumentTypeError, match="`on_discard`: is not an option of this helper"):
+        __import__("retryplan.httpx").httpx.RetryTransport(policy=Policy(), on_discard=print)
+
+
 def test_attempt_loop_success_and_give_up() -> None:
     clock = FakeClock()
     count = 0

@@ -35,6 +35,7 @@ def retry(
     *,
     outcome_of_error: Optional[OutcomeOfError] = None,
     outcome_of_result: Optional[OutcomeOfResult] = None,
+    on_discard: Optional[Callable[[Any], Any]] = None,
     on_decision: Optional[OnDecision] = None,
     logger: Any = None,
     stats: Optional[Stats] = None,
@@ -52,7 +53,10 @@ def retry(
     outcome ``outcome_of_result(value)`` says); an exception goes through the
     failure table, then ``outcome_of_error(exc)`` (an Outcome, or None for the
     core's verdict for an unknown error, ``ambiguous``). The call returns the winner's value or raises
-    ``GaveUpError``, ``ReconcileRequiredError`` or ``RestartRequiredError``. Inside the
+    ``GaveUpError``, ``ReconcileRequiredError`` or ``RestartRequiredError`` (with the last value, when the
+    ending came after one, as ``last_value``). ``on_discard(value)`` receives each value the core drops: one
+    ``outcome_of_result`` failed that a later attempt replaced, a hedge's that lost or came back late (never
+    the value returned or carried by the ending). Inside the
     call, :func:`current_attempt` gives the attempt's timeout and ids.
     ``on_decision(event)`` sees every decision; ``stats`` counts them.
 
@@ -70,6 +74,7 @@ def retry(
             outcome_of_error=outcome_of_error,
             outcome_of_exception=outcome_of_exception,
             outcome_of_result=outcome_of_result,
+            on_discard=on_discard,
             on_decision=on_decision,
             logger=logger,
             stats=stats,
@@ -126,7 +131,8 @@ def attempts(
     """Start one operation and iterate over its attempts (sync, one at a time).
 
     ``deadline`` is a caller deadline on ``clock`` (seconds); ``sleep`` waits between attempts. The other
-    options (``outcome_of_error``, ``on_decision``, ``logger``, ``stats``, ``clock``, ``seed``, ``name``,
-    ``dependency``, ``sequential_attempts``) are :func:`retry`'s.
+    options (``outcome_of_error``, ``on_discard``, ``on_decision``, ``logger``, ``stats``, ``clock``, ``seed``,
+    ``name``, ``dependency``, ``sequential_attempts``) are :func:`retry`'s (``on_discard`` receives the
+    ``result=`` of a report the core drops).
     """
     return Attempts(loop_run(policy, idempotency_key, deadline, options), sleep)

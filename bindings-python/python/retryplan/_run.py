@@ -79,6 +79,8 @@ if TYPE_CHECKING:  # pragma: no cover
         """The operation's name in logs and endings (default ``operation``)."""
         sequential_attempts: bool
         """Accept a policy with ``hedging`` and run it without its hedges."""
+        on_discard: Optional[Callable[[Any], Any]]
+        """Receives each reported ``result=`` the core drops."""
         outcome_of_exception: Optional[OutcomeOfError]
         """Deprecated name of ``outcome_of_error``."""
 
@@ -123,9 +125,12 @@ class Config:
         dependency: Optional[Dependency] = None,
         sequential: bool = False,
         sequential_attempts: bool = False,
+        on_discard: Optional[Callable[[Any], Any]] = None,
         dispose: Optional[Callable[[Any], Any]] = None,
         **unknown: Any,
     ) -> None:
+        if on_discard is not None and dispose is not None:  # an HTTP helper closes the responses it drops itself
+            unknown["on_discard"] = on_discard
         if unknown:  # a helper hands its options on as given: one it does not have is named here
             from ._errors import ArgumentTypeError
 
@@ -144,7 +149,7 @@ class Config:
             outcome_of_result=(outcome_of_result, None, "a function of the value (an Outcome)"),
             on_decision=(on_decision, None, "a function of each decision event"),
             clock=(clock, None, "a function returning float seconds, such as time.monotonic"),
-            dispose=(dispose, None, "a function"),
+            on_discard=(on_discard, None, "a function of each value dropped"),
         )
         self.concurrency: Concurrency = "concurrent"
         if sequential:
@@ -158,7 +163,7 @@ class Config:
         plain = seed is None and stats is None and dependency is None  # a driver from the policy alone
         self.native = Settings(
             self, policy, self.concurrency, plain, outcome_of_error, outcome_of_result, on_decision is not None,
-            logger, clock, dispose, name,
+            logger, clock, dispose or on_discard, name,
         )  # fmt: skip
 
     def check(self) -> Config:
