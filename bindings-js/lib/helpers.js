@@ -77,10 +77,13 @@ function finished(host, context) {
  */
 function ending(host, { decision, lastResult }, operation) {
   const token = host.endToken;
-  if (host.signal?.aborted && decision.reason === 'cancelled') {
-    host.io.dispose(host.values[token]); // a last value the cancel's reason replaces
-    return host.signal.reason;
-  }
+  const cause = host.errors[token];
+  const value = host.values[token];
+  // A value raised with only when it is what the token holds: not a response whose reading threw (its error is
+  // the cause), nor a last value the cancel's reason replaces.
+  const cancelled = host.signal?.aborted && decision.reason === 'cancelled';
+  if (cancelled || cause !== undefined) host.io.dispose(value);
+  if (cancelled) return host.signal.reason;
   // Without message data (the browser runtime): the ending's type and reason.
   const words =
     compose(decided(_endingMessage(host.driver, operation))) ??
@@ -89,9 +92,9 @@ function ending(host, { decision, lastResult }, operation) {
     decision,
     host.keyText,
     lastResult?.outcome,
-    host.errors[token],
+    cause,
     words,
-    host.values[token],
+    cause === undefined ? value : undefined,
   );
 }
 

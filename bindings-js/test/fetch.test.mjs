@@ -395,3 +395,23 @@ test('init.signal cancels the operation like options.signal', async () => {
   );
   assert.equal(error, reason);
 });
+
+test('retryFetch: a response whose reading throws is never an ending last value; its body is cancelled', async () => {
+  const unreadable = new SyntaxError('headers unreadable');
+  const cancelled = [];
+  const fetch = async () => ({
+    status: 503,
+    headers: {
+      get() {
+        throw unreadable;
+      },
+    },
+    body: { cancel: async () => cancelled.push('body') },
+  });
+  const policy = Policy.fromConfig({ maxAttempts: 2, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 0, capMs: 0 } });
+  const error = await rejection(retryFetch('http://127.0.0.1:9/x', {}, { policy, fetch }));
+  assert.ok(error instanceof GaveUpError);
+  assert.equal(error.cause, unreadable);
+  assert.equal(error.lastValue, undefined);
+  assert.deepEqual(cancelled, ['body', 'body']); // the first released by the driver, the last by the ending
+});

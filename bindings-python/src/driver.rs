@@ -266,7 +266,7 @@ impl PyDriver {
 
     /// The driver `Driver(...)` makes: the operation's `options` with the request the host names, and the
     /// driver's own options.
-    fn start(policy: &rp::Policy, now: u64, mut options: OperationOptions, hosting: Hosting<'_, '_>) -> Res<Self> {
+    fn start(policy: &Arc<rp::Policy>, now: u64, mut options: OperationOptions, hosting: Hosting<'_, '_>) -> Res<Self> {
         let Hosting {
             concurrency,
             method,

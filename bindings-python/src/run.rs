@@ -203,9 +203,18 @@ impl<'a, 'py> Ctx<'a, 'py> {
         }
     }
 
+    /// The operation ends `cancelled` (the caller gave up, or the helper failed): nothing the host holds is
+    /// returned now, so every value it holds is disposed of (an error `on_discard` raises then is dropped: it
+    /// must not hide the error being raised).
     pub(crate) fn cancel(&self) -> PyResult<()> {
         let now = self.s().now_ms(self.py)?;
         self.driver.borrow_mut().inner.handle_cancel(now);
+        let kept = std::mem::take(&mut self.run.borrow_mut().kept);
+        for Kept { object, held } in kept.into_iter().map(|(_, kept)| kept) {
+            if held == Held::Value {
+                let _ = self.dispose(Some(object));
+            }
+        }
         self.observed()
     }
 
@@ -325,6 +334,21 @@ impl<'a, 'py> Ctx<'a, 'py> {
         Ok(Meaning::Response(head, NOW_UNIX.read(Some(&now_unix), None)?))
     }
 
+    /// `ended`, for a result the driver has not taken: when judging it fails (a hook that raises, or answers
+    /// what is not an Outcome), a returned value is disposed of (it never reaches the caller) and the error
+    /// raised.
+    pub(crate) fn judged(
+        &self,
+        value: Option<&Bound<'py, PyAny>>,
+        error: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Ended> {
+        self.ended(value, error).inspect_err(|_| {
+            if error.is_none() {
+                let _ = self.dispose(value.map(|value| value.clone().unbind()));
+            }
+        })
+    }
+
     /// How an attempt that returned `value` or raised `error` ended, and what it carried.
     pub(crate) fn ended(
         &self,
@@ -425,16 +449,20 @@ impl<'a, 'py> Ctx<'a, 'py> {
                 ControlFlow::Break(ending) => return Ok(ending),
             };
             let ended = match attempt.call(args, kwargs) {
-                Ok(value) => self.ended(Some(&value), None)?,
+                Ok(value) => self.judged(Some(&value), None),
                 Err(error) if error.is_instance_of::<PyException>(py) => {
-                    self.ended(None, Some(error.into_value(py).bind(py).as_any()))?
+                    self.judged(None, Some(error.into_value(py).bind(py).as_any()))
                 }
-                Err(interrupted) => {
-                    self.cancel()?; // KeyboardInterrupt, SystemExit: the caller gave up
-                    return Err(interrupted);
-                }
+                Err(interrupted) => Err(interrupted), // KeyboardInterrupt, SystemExit: the caller gave up
             };
-            polled = Some(self.reported(plan, ended)?.1);
+            // A hook that raised, an outcome the core refused, or the caller giving up: the operation ends.
+            match ended.and_then(|ended| self.reported(plan, ended)) {
+                Ok((_, next)) => polled = Some(next),
+                Err(error) => {
+                    self.cancel()?;
+                    return Err(error);
+                }
+            }
         }
     }
 
@@ -535,7 +563,7 @@ impl Run {
         error: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
         let (ctx, plan) = (Ctx::of(slf), plan_arg(plan)?);
-        let ended = ctx.ended(Some(value), error)?;
+        let ended = ctx.judged(Some(value), error)?;
         ctx.report(ctx.s().now_ms(slf.py())?, plan, ended)
     }
 

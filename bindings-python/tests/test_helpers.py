@@ -233,6 +233,55 @@ def test_on_discard_receives_each_value_the_core_drops() -> None:
     assert (dropped, raised.value.last_value) == (["response 1", "response 2"], "response 3")
 
 
+def test_a_raising_hook_or_the_callers_cancel_ends_the_call_and_drops_what_is_held() -> None:
+    """A hook that raises ends the call with its exception; the value it judged and every value still held go to
+    ``on_discard`` and the operation ends ``cancelled``. The caller giving up in a wait (KeyboardInterrupt) drops
+    the value held the same way. As JS and Kotlin do."""
+    clock = FakeClock()
+    policy = Policy(max_attempts=3, jitter={"kind": "none"})
+    dropped: List[Any] = []
+    events: List[Any] = []
+    broken = RuntimeError("the hook broke")
+
+    def judge(value: str) -> "Outcome | None":
+        if value == "second":
+            raise broken
+        return Outcome.http_status(503)
+
+    answers = iter(["first", "second"])
+
+    @retryplan.retry(policy, clock=clock, sleep=clock.sleep, seed=1, outcome_of_result=judge,
+                     on_discard=dropped.append, on_decision=events.append)  # fmt: skip
+    def call() -> str:
+        return next(answers)
+
+    with pytest.raises(RuntimeError) as raised:
+        call()
+    assert raised.value is broken and dropped == ["second", "first"]
+    assert events[-1].decision.reason == "cancelled"
+    dropped.clear()
+
+    def interrupted(seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    @retryplan.retry(policy, clock=clock, sleep=interrupted, seed=1, outcome_of_result=judge, on_discard=dropped.append)
+    def held() -> str:
+        return "busy"
+
+    with pytest.raises(KeyboardInterrupt):
+        held()
+    assert dropped == ["busy"]
+
+
+def test_the_old_keyword_of_last_value_still_builds_an_ending() -> None:
+    decision = retryplan.Decision.from_dict({"type": "gave_up", "reason": "attempts_exhausted", "attempts": 1, "remaining_ms": 0})
+    with pytest.warns(DeprecationWarning, match="last_result= is renamed last_value="):
+        ending = GaveUpError("gave up", decision, last_result="old")
+    assert ending.last_value == "old"
+    with pytest.raises(TypeError, match="not both"):
+        GaveUpError("gave up", decision, last_value="new", last_result="old")
+
+
 def test_on_discard_is_checked_and_not_an_http_helpers_option() -> None:
     """A non-callable ``on_discard`` is refused naming it; an HTTP helper closes the responses it drops itself, so
     it refuses the option rather than ignore it."""

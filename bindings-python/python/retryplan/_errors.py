@@ -23,7 +23,7 @@ Two families, both under :class:`RetryplanError`:
   misuse: they carry the engine's final decision and the attempt history.
 """
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from . import _error_classes
 from ._error_classes import *  # noqa: F403 - the engine's errors, generated from the core's (their __all__)
@@ -67,6 +67,19 @@ class AttemptTimedOut(TimeoutError):
     """An attempt a sync helper stopped waiting for at its abort time (the failure ``attempt_timed_out``)."""
 
 
+def _renamed_keyword(renamed: Dict[str, Any], last_value: Any) -> Any:
+    """``last_result=``, the deprecated name of ``last_value=`` (warns); any other keyword is a TypeError."""
+    import warnings
+
+    unknown = [name for name in renamed if name != "last_result"]
+    if unknown:
+        raise TypeError(f"OperationFailedError() got an unexpected keyword argument {unknown[0]!r}")
+    if last_value is not None:
+        raise TypeError("OperationFailedError(): give last_value or its deprecated name last_result, not both")
+    warnings.warn("OperationFailedError's last_result= is renamed last_value=", DeprecationWarning, stacklevel=3)
+    return renamed["last_result"]
+
+
 class OperationFailedError(RetryplanError):
     """A helper's operation ended without success (not misuse).
 
@@ -89,7 +102,10 @@ class OperationFailedError(RetryplanError):
         last_outcome: "Optional[Outcome]" = None,
         cause: Optional[BaseException] = None,
         last_value: Any = None,
+        **renamed: Any,
     ) -> None:
+        if renamed:  # the keyword's old name, for one release
+            last_value = _renamed_keyword(renamed, last_value)
         super().__init__(message)
         self.decision = decision
         self.idempotency_key = idempotency_key

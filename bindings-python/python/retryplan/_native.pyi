@@ -1326,7 +1326,7 @@ class Settings:
         concurrency: ConcurrencyName,
         plain: bool,
         outcome_of_error: Optional[Callable[[BaseException], Optional[Outcome]]],
-        outcome_of_result: Optional[Callable[[Any], Outcome]],
+        outcome_of_result: Optional[Callable[[Any], Optional[Outcome]]],
         on_decision: bool,
         logger: Any,
         clock: Callable[[], float],

@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover
         from typing_extensions import Unpack as Unpack
 
     OutcomeOfError = Callable[[BaseException], Optional[Outcome]]
-    OutcomeOfResult = Callable[[Any], Outcome]
+    OutcomeOfResult = Callable[[Any], Optional[Outcome]]
     OnDecision = Callable[[Event], Any]
     Concurrency = Literal["concurrent", "sequential", "sequential_without_hedging"]
 
@@ -146,7 +146,7 @@ class Config:
             stats=(stats, Stats, "a retryplan.Stats"),
             dependency=(dependency, Dependency, "a retryplan.Dependency"),
             outcome_of_error=(outcome_of_error, None, "a function of the error (an Outcome, or None)"),
-            outcome_of_result=(outcome_of_result, None, "a function of the value (an Outcome)"),
+            outcome_of_result=(outcome_of_result, None, "a function of the value (an Outcome, or None)"),
             on_decision=(on_decision, None, "a function of each decision event"),
             clock=(clock, None, "a function returning float seconds, such as time.monotonic"),
             on_discard=(on_discard, None, "a function of each value dropped"),
