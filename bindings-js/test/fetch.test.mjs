@@ -408,7 +408,11 @@ test('retryFetch: a response whose reading throws is never an ending last value;
     },
     body: { cancel: async () => cancelled.push('body') },
   });
-  const policy = Policy.fromConfig({ maxAttempts: 2, jitter: { kind: 'none' }, backoff: { kind: 'constant', baseMs: 0, capMs: 0 } });
+  const policy = Policy.fromConfig({
+    maxAttempts: 2,
+    jitter: { kind: 'none' },
+    backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
+  });
   const error = await rejection(retryFetch('http://127.0.0.1:9/x', {}, { policy, fetch }));
   assert.ok(error instanceof GaveUpError);
   assert.equal(error.cause, unreadable);

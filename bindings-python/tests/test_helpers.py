@@ -274,7 +274,9 @@ def test_a_raising_hook_or_the_callers_cancel_ends_the_call_and_drops_what_is_he
 
 
 def test_the_old_keyword_of_last_value_still_builds_an_ending() -> None:
-    decision = retryplan.Decision.from_dict({"type": "gave_up", "reason": "attempts_exhausted", "attempts": 1, "remaining_ms": 0})
+    decision = retryplan.Decision.from_dict(
+        {"type": "gave_up", "reason": "attempts_exhausted", "attempts": 1, "remaining_ms": 0}
+    )
     with pytest.warns(DeprecationWarning, match="last_result= is renamed last_value="):
         ending = GaveUpError("gave up", decision, last_result="old")
     assert ending.last_value == "old"

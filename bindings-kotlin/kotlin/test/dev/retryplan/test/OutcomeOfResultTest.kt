@@ -11,6 +11,8 @@ import dev.retryplan.ReconcileRequiredException
 import dev.retryplan.Verdict
 import dev.retryplan.retrying
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.yield
 import org.junit.jupiter.api.Assertions.assertEquals
@@ -224,5 +226,29 @@ class OutcomeOfResultTest {
         assertSame(reply, ending.lastValue)
         assertNull(ending.cause)
         assertTrue(!reply.closed)
+    }
+
+    @Test
+    fun `the caller's cancel during a wait drops the value held (onDiscard) and the call ends cancelled`() = runBlocking {
+        val held = Reply("busy")
+        val waiting = CompletableDeferred<Unit>()
+        val seen = Collections.synchronizedList(mutableListOf<Event>())
+        val slow = Policy.fromJson(
+            """{"max_attempts": 3, "total_timeout_ms": 600000, "attempt_timeout": {"fixed_ms": 10000}, "response_reserve_ms": 0,
+                "minimum_useful_attempt_ms": 10, "jitter": {"kind": "none"},
+                "backoff": {"kind": "constant", "base_ms": 300000, "multiplier": 1.0, "cap_ms": 300000}}""",
+        )
+        slow.use { policy ->
+            val call = launch {
+                retrying(policy, clock = clock, outcomeOfResult = busyIsRetryable, onDecision = { event ->
+                    seen += event
+                    if (event.decision is Decision.Wait) waiting.complete(Unit)
+                }) { held }
+            }
+            waiting.await() // the first value is held through a five-minute wait
+            call.cancelAndJoin()
+        }
+        assertTrue(held.closed, "the value held when the caller cancelled goes to onDiscard")
+        assertEquals(GiveUpReason.CANCELLED, (seen.last().decision as Decision.GaveUp).reason)
     }
 }
