@@ -459,7 +459,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
             match ended.and_then(|ended| self.reported(plan, ended)) {
                 Ok((_, next)) => polled = Some(next),
                 Err(error) => {
-                    self.cancel()?;
+                    let _ = self.cancel(); // an observer that raises again must not hide this error
                     return Err(error);
                 }
             }

@@ -284,6 +284,28 @@ def test_the_old_keyword_of_last_value_still_builds_an_ending() -> None:
         GaveUpError("gave up", decision, last_value="new", last_result="old")
 
 
+def test_an_observer_that_raises_ends_the_call_with_its_first_error() -> None:
+    """``on_decision`` raising after an attempt ends the call with that error; the cancel that follows is observed
+    too, and a second error it raises does not hide the first."""
+    errors: List[BaseException] = []
+
+    def observer(event: Any) -> None:
+        if isinstance(event.decision, retryplan.StartAttempt):
+            return
+        errors.append(RuntimeError(f"observer {len(errors) + 1}"))
+        raise errors[-1]
+
+    @retryplan.retry(
+        Policy(max_attempts=3, jitter={"kind": "none"}), seed=1, sleep=lambda _: None, on_decision=observer
+    )
+    def call() -> int:
+        raise ConnectionResetError
+
+    with pytest.raises(RuntimeError) as raised:
+        call()
+    assert raised.value is errors[0] and len(errors) == 2
+
+
 def test_on_discard_is_checked_and_not_an_http_helpers_option() -> None:
     """A non-callable ``on_discard`` is refused naming it; an HTTP helper closes the responses it drops itself, so
     it refuses the option rather than ignore it."""
