@@ -184,7 +184,7 @@ impl Attempt {
         let (plan, run) = Attempt::reporting(slf)?;
         let ctx = Ctx::of(&run);
         if !exc.is_none() && !exc.is_instance_of::<PyException>() {
-            ctx.cancel()?; // KeyboardInterrupt, a cancelled task: the caller gave up
+            let _ = ctx.cancel(); // KeyboardInterrupt, a cancelled task: the caller gave up (raised as it is)
             return Ok(false);
         }
         ctx.reported_in_loop(plan, ctx.ended(None, Some(exc).filter(|exc| !exc.is_none()))?)?;

@@ -308,7 +308,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
             return Ok(Meaning::Outcome(outcome.get().inner));
         }
         if meaning.is(shared.invalid_request.bind(py)) {
-            self.cancel()?;
+            let _ = self.cancel(); // the invalid request is raised, whatever an observer raises
             return Err(PyErr::from_value(error.clone()));
         }
         Ok(Meaning::Outcome(match &self.s().outcome_of_error {
@@ -420,7 +420,7 @@ impl<'a, 'py> Ctx<'a, 'py> {
                 Step::Next(next) => return Ok(next),
                 Step::Sleep(seconds) => {
                     if let Err(error) = sleep.call1((seconds,)) {
-                        self.cancel()?;
+                        let _ = self.cancel(); // the sleep's error is raised, whatever an observer raises
                         return Err(error);
                     }
                 }
