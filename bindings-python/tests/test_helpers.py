@@ -306,6 +306,50 @@ def test_an_observer_that_raises_ends_the_call_with_its_first_error() -> None:
     assert raised.value is errors[0] and len(errors) == 2
 
 
+def test_an_observer_that_raises_ends_an_async_call_with_its_first_error() -> None:
+    """The same on an ``async def``: the cancel after the failed step is observed too, and its error does not
+    replace the one being raised."""
+    errors: List[BaseException] = []
+
+    def observer(event: Any) -> None:
+        if isinstance(event.decision, retryplan.StartAttempt):
+            return
+        errors.append(RuntimeError(f"observer {len(errors) + 1}"))
+        raise errors[-1]
+
+    async def no_sleep(_: float) -> None:
+        pass
+
+    @retryplan.retry(Policy(max_attempts=3, jitter={"kind": "none"}), seed=1, sleep=no_sleep, on_decision=observer)
+    async def call() -> int:
+        raise ConnectionResetError
+
+    with pytest.raises(RuntimeError) as raised:
+        asyncio.run(call())
+    assert raised.value is errors[0] and len(errors) == 2
+
+
+def test_a_sleep_that_raises_in_async_attempts_is_raised_over_an_observers_error() -> None:
+    """``async_attempts()``: a sleep that raises cancels the operation, and an observer raising while that cancel is
+    observed does not replace the sleep's error."""
+
+    def observer(event: Any) -> None:
+        if isinstance(event.decision, retryplan.GaveUp):
+            raise RuntimeError("observer")
+
+    async def sleep(_: float) -> None:
+        raise KeyError("sleep")
+
+    async def main() -> None:
+        policy = Policy(max_attempts=3, jitter={"kind": "none"})
+        async for attempt in retryplan.async_attempts(policy, sleep=sleep, on_decision=observer):
+            with attempt:
+                raise ConnectionResetError
+
+    with pytest.raises(KeyError, match="sleep"):
+        asyncio.run(main())
+
+
 def test_on_discard_is_checked_and_not_an_http_helpers_option() -> None:
     """A non-callable ``on_discard`` is refused naming it; an HTTP helper closes the responses it drops itself, so
     it refuses the option rather than ignore it."""

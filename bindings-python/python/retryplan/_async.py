@@ -66,8 +66,8 @@ async def run_concurrently(
                     await (sleep(delay) if sleep is not None and not running else _wake(loop, waiter, delay))
                 while finished:
                     _report(run, finished.pop(0), plans, running)
-    except BaseException:
-        run.cancel()  # the caller's cancellation, or an invalid request raised again: the operation ends
+    except BaseException:  # the caller's cancellation, or an invalid request raised again: the operation ends
+        _cancel(run)
         raise
     finally:
         for task in plans:  # not reported: cancel the running, dispose of what the finished returned
@@ -103,6 +103,15 @@ def _report(run: Run, task: asyncio.Task[Any], plans: Dict[Any, AttemptPlan], ru
         return  # aborted: the driver has counted it already
     error = task.exception()
     run.settle(plan, None if error is not None else task.result(), error)
+
+
+def _cancel(run: Run) -> None:
+    """Ends the operation on a failure path. An error an observer raises while the cancel is observed is dropped,
+    so the error being handled is the one raised, as in the Rust loops (``run.rs``)."""
+    try:
+        run.cancel()
+    except Exception:
+        pass
 
 
 def _dispose(run: Run, task: asyncio.Task[Any]) -> None:
@@ -153,7 +162,7 @@ class AsyncAttempts:
                 try:
                     await self._sleep(step)
                 except BaseException:
-                    attempts.run.cancel()
+                    _cancel(attempts.run)
                     raise
             step = attempts.step(False)
         if step is None:
