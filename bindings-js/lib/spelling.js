@@ -9,30 +9,42 @@ const CORE_MESSAGE = Symbol.for('retryplan.coreMessage');
 const INVALID_CONFIG = rule('invalid_config');
 const UNKNOWN_FIELD = rule('unknown_field');
 const DID_YOU_MEAN = rule('did_you_mean');
+const MISSING_FIELD = rule('missing_field');
 /** `max_attempts` -> `maxAttempts`, as the core's `value::camel_case` spells a name as a JS key. */
 const camelCase = (name) =>
   name.replace(/_+([^_]?)/g, (_, next) => (next >= 'a' && next <= 'z' ? next.toUpperCase() : next));
 /** `maxAttempts` -> `max_attempts`, as the binding reads a key (src/data.rs `snake_case`). */
 const snakeCase = (key) => key.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
 
-/** The keys of `path` (`retry_on.error_codes[3]`, as the core names a field) as `config` spells them. */
+/**
+ * The keys of `path` (`retry_on.error_codes[3]`, as the core names a field)
+ * as `config` spells them; a key the object lacks (a missing field) as the
+ * nearest keys that tell are spelt (snake_case or camelCase; camelCase when
+ * none tells).
+ */
 function writtenPath(config, path) {
   let at = config;
+  let snake = false;
   return path.replace(/\[(\d+)\]|[^.[]+/g, (segment, index) => {
     if (index !== undefined) {
       at = Array.isArray(at) ? at[Number(index)] : undefined;
       return segment;
     }
-    const key =
-      at !== null && typeof at === 'object' ? Object.keys(at).find((own) => snakeCase(own) === segment) : undefined;
+    if (at === null || typeof at !== 'object') return segment;
+    const keys = Object.keys(at);
+    // One-word keys (`kind`) are spelt alike both ways: the spelling is the nearest telling one's.
+    if (keys.some((own) => own.includes('_'))) snake = true;
+    else if (keys.some((own) => own !== own.toLowerCase())) snake = false;
+    const key = keys.find((own) => snakeCase(own) === segment);
     at = key === undefined ? undefined : at[key];
-    return key ?? segment;
+    return key ?? (snake ? segment : camelCase(segment));
   });
 }
 
 /**
  * The error a configuration object (`config`, camelCase keys) got, its
- * message in the object's own spelling: the field it names as written, and an
+ * message in the object's own spelling: the field it names as written (a
+ * missing field as its neighbours are spelt), and an
  * unknown field's suggestion and the fields expected in camelCase
  * (`maxAttempt`: did you mean `maxAttempts`?), unless the key was written in
  * snake_case. `.field` stays the snake_case path every language gives.
@@ -43,6 +55,7 @@ export function spelledAsWritten(error, config) {
   const [index, words, path, inner] = message;
   const written = writtenPath(config, path);
   let reason = inner;
+  if (inner[0] === MISSING_FIELD) reason = [MISSING_FIELD, written.slice(written.lastIndexOf('.') + 1)];
   if (inner[0] === UNKNOWN_FIELD) {
     const [unknown, , suggestion, names] = inner;
     const typed = written.slice(written.lastIndexOf('.') + 1);

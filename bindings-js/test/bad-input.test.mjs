@@ -344,6 +344,20 @@ test("a configuration object's error names its keys as written: a camelCase typo
       'invalid policy configuration at `backoff.baseMS`: unknown field `baseMS` (did you mean `baseMs`?), expected one of `kind`, `baseMs`, `multiplier`, `capMs`, `throttlingBaseMs`, `immediateFirstRetry`',
     ],
   );
+  // A missing field is named as the keys around it are spelt (camelCase when none tells).
+  const missing = (config) => refused(() => lean.Policy.fromConfig(config)).slice(1);
+  assert.deepEqual(missing({ hedging: { delayMs: 10 } }), [
+    'hedging.max_hedged_attempts',
+    'invalid policy configuration at `hedging.maxHedgedAttempts`: missing field `maxHedgedAttempts`',
+  ]);
+  assert.deepEqual(missing({ maxAttempts: 3, hedging: {} }), [
+    'hedging.delay_ms',
+    'invalid policy configuration at `hedging.delayMs`: missing field `delayMs`',
+  ]);
+  assert.deepEqual(missing({ max_attempts: 3, hedging: {} }), [
+    'hedging.delay_ms',
+    'invalid policy configuration at `hedging.delay_ms`: missing field `delay_ms`',
+  ]);
   // A key written in snake_case keeps snake_case names; no suggestion when nothing is close.
   assert.match(
     refused(() => lean.Policy.fromConfig({ max_attempt: 3 }))[2],
