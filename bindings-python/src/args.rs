@@ -51,7 +51,8 @@ impl Clock {
 
 /// Float seconds to integer ms: the floor of `seconds * 1000`, where a float
 /// that is the nearest one to a whole millisecond (e.g. `1.005`) counts as
-/// exactly that millisecond, so `ms / 1000` always converts back to `ms`.
+/// exactly that millisecond, so `ms / 1000` converts back to `ms` for every
+/// `ms` below 2^52 (above it a float of seconds is coarser than 1 ms).
 pub(crate) fn seconds_to_ms(name: &'static str, seconds: f64) -> Res<u64> {
     if seconds.is_nan() {
         return Err(invalid(name, "must be a number of seconds, got nan".to_owned()));

@@ -160,8 +160,8 @@ def test_a_bad_decision_dict_is_refused_naming_its_field_and_rule(fields: dict, 
 
 def test_seconds_convert_to_whole_milliseconds_exactly() -> None:
     policy = Policy()
-    for ms in (0, 1, 1005, 123_456_789, 2**40):
-        assert Operation(policy, ms / 1000.0, seed=1).started_at_ms == ms
+    for ms in (0, 1, 1005, 123_456_789, 2**40, 2**52 - 1, 4_503_599_627_370_000, 4_499_999_999_999_999):
+        assert Operation(policy, ms / 1000.0, seed=1).started_at_ms == ms  # every ms below 2^52, as the README says
     assert Operation(policy, 0.0019999, seed=1).started_at_ms == 1  # floor
     assert Operation(policy, 5, seed=1).started_at_ms == 5000  # an int is seconds too
 
