@@ -22,7 +22,9 @@ internal class HttpReading(val status: Long, val header: (String) -> String?)
  * response, read by the core), which of its errors its failure table names
  * (the binding's [failureOf], plus what the helper knows of its client),
  * which errors mean the request itself is invalid (rethrown unchanged), how
- * to release a value it will not return, and what a function's value means
+ * to release a value it will not return (never called with null; a
+ * function's value goes to the caller's `onDiscard`, whose exception ends the
+ * operation, a response is closed quietly), and what a function's value means
  * (`retrying`'s `outcomeOfResult`: an outcome, null for a success; no hook:
  * every value is a success).
  */
@@ -234,9 +236,9 @@ internal class Host<T>(
             if (error is CancellationException && !coroutineContext.isActive) return
             Settled(entry.attempt, null, error)
         }
-        // After the end nobody reads the inbox: release what it carried.
+        // After the end nobody reads the inbox: release what it carried (an exception then reaches nobody).
         val late = synchronized(inbox) { if (closed) settled else null.also { inbox.addLast(settled) } }
-        release(late)
+        releaseQuietly(late)
         wake?.complete(Unit)
     }
 
@@ -303,13 +305,25 @@ internal class Host<T>(
     private inline fun <R> releasingIfThrows(settled: Settled, read: () -> R): R = try {
         read()
     } catch (unreadable: Throwable) {
-        release(settled)
+        releaseQuietly(settled)
         throw unreadable
     }
 
+    /**
+     * Releases what [settled] carried, if a value (an error or null: nothing
+     * to release). A response is closed quietly; an exception the caller's
+     * `onDiscard` throws propagates: while the loop runs it ends the operation
+     * as a hook's does ([loop]'s catch).
+     */
     @Suppress("UNCHECKED_CAST")
     private fun release(settled: Settled?) {
-        if (settled != null && settled.error == null) runCatching { io.dispose(settled.value as T) }
+        val value = settled?.value ?: return
+        if (io.response == null) io.dispose(value as T) else runCatching { io.dispose(value as T) }
+    }
+
+    /** [release], dropping an exception: after the end (nobody to tell), or while another error is raised (it keeps the first). */
+    private fun releaseQuietly(settled: Settled?) {
+        runCatching { release(settled) }
     }
 
     /**
@@ -337,8 +351,8 @@ internal class Host<T>(
             closed = true
             if (inbox.isEmpty()) null else ArrayList(inbox).also { inbox.clear() }
         }
-        late?.forEach(::release)
-        if (held.isNotEmpty()) held.values.forEach(::release)
+        late?.forEach(::releaseQuietly)
+        if (held.isNotEmpty()) held.values.forEach(::releaseQuietly)
         held.clear()
     }
 }

@@ -138,6 +138,14 @@ internal class Helper(
  *   failure, that value as [OperationFailedException.lastValue] (and no cause).
  *   That value is the caller's: it is not passed to [onDiscard]; every other
  *   value the operation does not return is.
+ * - [onDiscard] is never called with null (nothing to release). An exception
+ *   it throws while the operation runs ends `retrying` with that exception, as
+ *   a hook's does: the operation gives up (`cancelled`), running attempts are
+ *   cancelled, the other values held still go to [onDiscard], and an
+ *   exception one of those throws is dropped (the first is raised). A value
+ *   that arrives after the end (an aborted attempt that ignored its
+ *   cancellation) still goes to [onDiscard]; an exception it throws then
+ *   reaches nobody and is dropped.
  * - [onDecision] sees each decision as the core makes it; [stats] are counted by the core.
  * - Inside a request being served (a [RequestContext] in the coroutine
  *   context: [serving]), the driver starts from the caller's context (its

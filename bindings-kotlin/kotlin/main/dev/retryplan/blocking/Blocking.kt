@@ -104,6 +104,11 @@ fun <T> blocking(
  * [outcomeOfResult] judges each value an attempt returns (an [Outcome], or
  * null for a success) as in the suspend one; an ending raised with such a
  * value carries it as `lastValue`, the caller's (not passed to [onDiscard]).
+ * [onDiscard] follows the suspend one's rules: never called with null; an
+ * exception it throws while the operation runs ends `retrying` with it (the
+ * other values held still released, a second exception dropped). A value an
+ * aborted attempt's thread returns after its abort goes to [onDiscard] on that
+ * thread, an exception it throws dropped.
  */
 fun <T> retrying(
     policy: Policy,
@@ -120,6 +125,7 @@ fun <T> retrying(
     block: (Attempt) -> T,
 ): T = blocking {
     Helper(policy, dependency, stats, onDecision, outcomeOfError, clock).retryingNamed(operationName(block), idempotencyKey, deadlineMs, seed, outcomeOfResult, onDiscard) { attempt ->
-        interruptible(onDiscard) { block(attempt) }
+        // An aborted attempt's value its thread still returns goes to onDiscard there (never null), its exception dropped.
+        interruptible({ if (it != null) onDiscard(it) }) { block(attempt) }
     }
 }

@@ -11,9 +11,11 @@ import dev.retryplan.ReconcileRequiredException
 import dev.retryplan.Verdict
 import dev.retryplan.retrying
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withContext
 import kotlinx.coroutines.yield
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNull
@@ -41,6 +43,12 @@ private class Reply(val text: String) : Closeable {
 
 /** An exception the result hook throws. */
 private class HookFailed : RuntimeException("the hook failed")
+
+/** An exception `onDiscard` throws, naming the value it was releasing. */
+private class DiscardFailed(text: String) : RuntimeException(text)
+
+/** What the hook says of a nullable value: null is worth retrying, anything else a success. */
+private val nullIsRetryable: (String?) -> Outcome? = { if (it == null) Outcome.Application(Verdict.RETRYABLE) else null }
 
 /** What the hook says of a reply: "busy" is worth retrying, anything else a success (null). */
 private val busyIsRetryable: (Reply) -> Outcome? = { if (it.text.startsWith("busy")) Outcome.Application(Verdict.RETRYABLE) else null }
@@ -250,5 +258,113 @@ class OutcomeOfResultTest {
         }
         assertTrue(held.closed, "the value held when the caller cancelled goes to onDiscard")
         assertEquals(GiveUpReason.CANCELLED, (seen.last().decision as Decision.GaveUp).reason)
+    }
+
+    @Test
+    fun `onDiscard is never called with null, a null value dropped having nothing to release`() = runBlocking {
+        val discarded = Collections.synchronizedList(mutableListOf<String?>())
+        val value = policy().use { policy ->
+            retrying(policy, clock = clock, outcomeOfResult = nullIsRetryable, onDiscard = { discarded += it }) { attempt ->
+                if (attempt.attempt < 3) null else "ready"
+            }
+        }
+        assertEquals("ready", value)
+        assertEquals(emptyList<String?>(), discarded.toList(), "the two null values dropped are not passed")
+    }
+
+    @Test
+    fun `the blocking retrying never calls onDiscard with null either`() {
+        val discarded = Collections.synchronizedList(mutableListOf<String?>())
+        val value = policy().use { policy ->
+            retryingBlocking(policy, clock = clock, outcomeOfResult = nullIsRetryable, onDiscard = { discarded += it }) { attempt ->
+                if (attempt.attempt < 3) null else "ready"
+            }
+        }
+        assertEquals("ready", value)
+        assertEquals(emptyList<String?>(), discarded.toList())
+    }
+
+    /**
+     * Three attempts, the first two values "busy": when the second arrives the
+     * driver drops the first, and `onDiscard` (throwing for every value)
+     * throws. The call ends with that first exception after two attempts; the
+     * second value, still held, is released too, its exception dropped.
+     */
+    @Test
+    fun `an onDiscard that throws ends the operation with its exception, and the other held values are still released`() = runBlocking {
+        val calls = AtomicInteger()
+        val discarded = Collections.synchronizedList(mutableListOf<String>())
+        val seen = Collections.synchronizedList(mutableListOf<Event>())
+        val thrown = assertThrows(DiscardFailed::class.java) {
+            runBlocking {
+                policy().use { policy ->
+                    retrying(policy, clock = clock, onDecision = { seen += it }, outcomeOfResult = busyIsRetryable, onDiscard = { reply ->
+                        discarded += reply.text
+                        throw DiscardFailed(reply.text)
+                    }) { attempt ->
+                        calls.incrementAndGet()
+                        Reply(if (attempt.attempt < 3) "busy ${attempt.attempt}" else "ready")
+                    }
+                }
+            }
+        }
+        assertEquals("busy 1", thrown.message, "the first exception, not one thrown while the rest is released")
+        assertEquals(2, calls.get(), "no attempt after onDiscard threw")
+        assertEquals(listOf("busy 1", "busy 2"), discarded.toList(), "the value still held is released too")
+        assertEquals(GiveUpReason.CANCELLED, (seen.last().decision as Decision.GaveUp).reason, "the operation ended")
+    }
+
+    @Test
+    fun `the blocking retrying ends with the exception onDiscard throws, and still releases the other held values`() {
+        val calls = AtomicInteger()
+        val discarded = Collections.synchronizedList(mutableListOf<String>())
+        val thrown = assertThrows(DiscardFailed::class.java) {
+            policy().use { policy ->
+                retryingBlocking(policy, clock = clock, outcomeOfResult = busyIsRetryable, onDiscard = { reply ->
+                    discarded += reply.text
+                    throw DiscardFailed(reply.text)
+                }) { attempt ->
+                    calls.incrementAndGet()
+                    Reply(if (attempt.attempt < 3) "busy ${attempt.attempt}" else "ready")
+                }
+            }
+        }
+        assertEquals("busy 1", thrown.message)
+        assertEquals(2, calls.get())
+        assertEquals(listOf("busy 1", "busy 2"), discarded.toList())
+    }
+
+    /**
+     * A hedge loser that ignores its cancellation returns after `retrying` has
+     * returned the winner: its value still goes to `onDiscard`, and the
+     * exception that throws then reaches nobody (the caller already has its
+     * value; the attempt's coroutine is not the caller's child).
+     */
+    @Test
+    fun `a value that arrives after the end still goes to onDiscard, and its exception is dropped`() = runBlocking {
+        val hedgeStarted = CompletableDeferred<Unit>()
+        val loserMayReturn = CompletableDeferred<Unit>()
+        val lateDiscarded = CompletableDeferred<String>()
+        val value = policy(""", "hedging": {"delay_ms": 100, "max_hedged_attempts": 1}""").use { policy ->
+            retrying(policy, clock = clock, onDiscard = { reply: Reply ->
+                lateDiscarded.complete(reply.text)
+                throw DiscardFailed(reply.text)
+            }) { attempt ->
+                if (attempt.attempt == 1) {
+                    now.addAndGet(100) // the clock reaches the hedge's start while the first runs
+                    withContext(NonCancellable) {
+                        hedgeStarted.await()
+                        loserMayReturn.await()
+                    }
+                    Reply("late 1")
+                } else {
+                    hedgeStarted.complete(Unit)
+                    Reply("ready ${attempt.attempt}")
+                }
+            }
+        }
+        assertEquals("ready 2", value.text)
+        loserMayReturn.complete(Unit)
+        assertEquals("late 1", lateDiscarded.await())
     }
 }
