@@ -122,7 +122,11 @@ function requestName({ method, url }) {
   return `${method} ${named.href}`;
 }
 
-/** run()'s I/O: each attempt's context carries its operation's key; a value to drop (late, or one `outcomeOfResult` failed that the driver released) goes to `onDiscard` when given. */
+/**
+ * run()'s I/O: each attempt's context carries its operation's key; a value to drop (late, or one
+ * `outcomeOfResult` failed that the driver released) goes to `onDiscard` when given, unless it is null or
+ * undefined (nothing to release: every binding's rule).
+ */
 const RUN_IO = {
   entry: (host, entry) => {
     entry.idempotencyKey = host.keyText;
@@ -160,7 +164,7 @@ function runHost(policy, attempt, options, context) {
   const primed = options.signal?.aborted !== true;
   const telemetry = reporter(operationName, attempt);
   const driver = newDriver(policy, now(), driverOptions(options, undefined, context, telemetry), primed);
-  let io = onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
+  let io = onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value != null && onDiscard(value) };
   if (context !== undefined) {
     // Each attempt's context carries the core's headers for the next hop, for the caller's transport to send.
     const { protocol } = options;

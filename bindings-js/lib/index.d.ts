@@ -916,7 +916,10 @@ export interface RunOptions<T = unknown> extends HelperOptions {
    * an Outcome, with the RetryplanError `invalid_argument` naming its field.
    */
   outcomeOfResult?: (value: T) => Outcome | null | undefined | void;
-  /** Called with each value the run will not return: an attempt's that succeeded too late (timed out, or another won), or one `outcomeOfResult` failed that the driver drops. */
+  /**
+   * Called with each value the run will not return: an attempt's that succeeded too late (timed out, or another
+   * won), or one `outcomeOfResult` failed that the driver drops. Never with `null` or `undefined` (nothing to release).
+   */
   onDiscard?: (value: T) => void;
 }
 /**

@@ -3,7 +3,8 @@
 // parameters): an own enumerable key `run`, `retryFetch`, a `Driver`, an
 // `Operation`, `propagation` or `instrumentOpenTelemetry` does not read is a
 // RetryplanError `invalid_argument` naming it, in every entry (Node, tools,
-// the browser runtime and the lean one), never silently ignored.
+// the browser runtime and the lean one), never silently ignored. And
+// `onDiscard` is never called with null or undefined (nothing to release).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -133,6 +134,21 @@ for (const [entry, [api, words]] of Object.entries(ENTRIES)) {
       200,
     );
     assert.equal(fetch.calls, 2);
+  });
+
+  test(`${entry}: onDiscard is never called with null or undefined (nothing to release), with any other value it is`, async () => {
+    for (const dropped of [null, undefined, 0, '']) {
+      const discarded = [];
+      let attempts = 0;
+      const value = await api.run(policy, () => (++attempts === 1 ? dropped : 'second'), {
+        seed: 1,
+        // The first value fails, and the retry drops it.
+        outcomeOfResult: (result) => (result === dropped ? { type: 'http_status', status: 503 } : undefined),
+        onDiscard: (result) => discarded.push(result),
+      });
+      assert.equal(value, 'second');
+      assert.deepEqual(discarded, dropped == null ? [] : [dropped], String(dropped));
+    }
   });
 
   test(`${entry}: a Driver and an Operation refuse an option they do not have`, () => {
