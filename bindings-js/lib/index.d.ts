@@ -266,8 +266,8 @@ export class Policy {
  * The options of an `Operation`. Every options object of the API (an `Operation`'s, a `Driver`'s, `run`'s,
  * `retryFetch`'s, `propagation`'s, `instrumentOpenTelemetry`'s) is checked for keys it does not have: an own
  * enumerable key that is not one of its options (a misspelling, or one given as `undefined`) is refused, a
- * RetryplanError `invalid_argument` whose `field` is the key ("is not an option of this helper", or
- * "... constructor"); `run` and `retryFetch` reject with it.
+ * RetryplanError `invalid_argument` whose `field` is the key (``invalid argument `KEY`: is not an option of
+ * this helper``, or "this constructor", "this middleware", "this function"); `run` and `retryFetch` reject with it.
  */
 export interface OperationOptions {
   /** Seeds jitter and request ids (an integer <= 2^53-1). Without it, crypto.getRandomValues seeds it. */
