@@ -57,6 +57,7 @@ node --test \
   test/inputs.test.mjs \
   test/bad-input.test.mjs \
   test/run.test.mjs \
+  test/options.test.mjs \
   test/collected.test.mjs \
   test/timers.test.mjs \
   test/fetch.test.mjs \

@@ -15,7 +15,19 @@ import {
   _operationState,
   _wireRefusal,
 } from '../wasm/retryplan_js.js';
-import { attempt as attemptOf, flag, ms, oneOf, options as optionsOf, optional, refuse, text, whole } from './args.js';
+import {
+  attempt as attemptOf,
+  flag,
+  ms,
+  names,
+  oneOf,
+  only,
+  options as optionsOf,
+  optional,
+  refuse,
+  text,
+  whole,
+} from './args.js';
 import { decided } from './convert.js';
 import { drawUnlessSeeded, pool } from './entropy.js';
 import { RESPONSE_HEADERS } from './constants.js';
@@ -32,6 +44,13 @@ import { NAMES, driverKey, numbers } from './wire.js';
 export const state = (running) => numbers(_operationState(handle(running), running instanceof Driver));
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** The options of an `Operation` (index.d.ts OperationOptions), which the helpers' and a `Driver`'s extend. */
+export const OPERATION_OPTIONS = 'seed idempotencyKey deadlineMs dependency';
+/** Every option a `Driver` reads (index.d.ts DriverOptions): any other key is refused (`only`). */
+const DRIVER_OPTIONS = /* @__PURE__ */ names(
+  `${OPERATION_OPTIONS} method idempotent requestIdempotencyKey concurrency stats recordEvents oneShotBody returnsResponses incoming`,
+);
 
 /** `newDriver`'s `poll` for an `Operation` (`lib/operation.js`): its handle, made from the operation's options alone. */
 export const OPERATION = 'operation';
@@ -142,6 +161,7 @@ export class Running extends Held {
 
 export class Driver extends Running {
   constructor(policy, nowMs, options) {
+    only(optionsOf(options, 'seed'), DRIVER_OPTIONS, 'constructor');
     super(newDriver(policy, nowMs, options), HEAVY);
   }
 

@@ -4,10 +4,10 @@
 // the caller's `outcomeOfError` hook say what an error means (run()'s
 // `outcomeOfResult` what a value means).
 import { _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
-import { flag, ms } from './args.js';
+import { flag, ms, names, only } from './args.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RESPONSE_HEADERS } from './constants.js';
 import { ambient, ended, propagates } from './ambient.js';
-import { newDriver, outgoingHeaders } from './driver.js';
+import { OPERATION_OPTIONS, newDriver, outgoingHeaders } from './driver.js';
 import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
 import { Host, after, reporter } from './host.js';
@@ -16,6 +16,16 @@ import { compose } from './messages.js';
 
 /** The options of a call that gives none (one object, not a new one per call). */
 const NO_OPTIONS = Object.freeze({});
+
+/**
+ * Every option each helper reads (index.d.ts RunOptions and RetryFetchOptions): any other key is refused
+ * (`only`). Every entry's helpers are this module's, so these are every entry's lists.
+ */
+const HELPER_OPTIONS = `${OPERATION_OPTIONS} signal now outcomeOfError onDecision stats`;
+const RUN_OPTIONS = /* @__PURE__ */ names(`${HELPER_OPTIONS} protocol outcomeOfResult onDiscard`);
+const FETCH_OPTIONS = /* @__PURE__ */ names(
+  `${HELPER_OPTIONS} policy fetch idempotent idempotencyKeyHeader requestIdHeader propagateCrossOrigin`,
+);
 
 /** The monotonic clock in whole milliseconds (as `ms` reads a time: floored). */
 const monotonicNow = () => Math.floor(performance.now());
@@ -112,7 +122,11 @@ function requestName({ method, url }) {
   return `${method} ${named.href}`;
 }
 
-/** run()'s I/O: each attempt's context carries its operation's key; a value to drop (late, or one `outcomeOfResult` failed that the driver released) goes to `onDiscard` when given. */
+/**
+ * run()'s I/O: each attempt's context carries its operation's key; a value to drop (late, or one
+ * `outcomeOfResult` failed that the driver released) goes to `onDiscard` when given, unless it is null or
+ * undefined (nothing to release: every binding's rule).
+ */
 const RUN_IO = {
   entry: (host, entry) => {
     entry.idempotencyKey = host.keyText;
@@ -136,20 +150,21 @@ const RUN_IO = {
  * Ends without a value reject with GaveUpError, ReconcileRequiredError or
  * RestartRequiredError (carrying the error as `cause`, or the value as
  * `lastValue`, the driver raises them with); a cancel through `options.signal` with its reason.
+ * An option it does not have (RUN_OPTIONS) rejects with the RetryplanError `invalid_argument` naming it.
  */
-export function run(policy, attempt, options = NO_OPTIONS) {
-  return conclude(runHost, policy, attempt, options, ambient());
+export function run(policy, attempt, options) {
+  return conclude(runHost, policy, attempt, options ?? NO_OPTIONS, ambient());
 }
 
 /** run()'s host (see conclude). */
 function runHost(policy, attempt, options, context) {
+  only(options, RUN_OPTIONS);
   const { onDiscard } = options;
   const now = clockOf(options);
   const primed = options.signal?.aborted !== true;
   const telemetry = reporter(operationName, attempt);
   const driver = newDriver(policy, now(), driverOptions(options, undefined, context, telemetry), primed);
-  let io =
-    onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value !== undefined && onDiscard(value) };
+  let io = onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value != null && onDiscard(value) };
   if (context !== undefined) {
     // Each attempt's context carries the core's headers for the next hop, for the caller's transport to send.
     const { protocol } = options;
@@ -186,14 +201,16 @@ function boundBody(entry, readableUntilMs, now) {
  * `fetch` with the core's retries: resolves to `{decision, response,
  * idempotencyKey}` with the last response when there is one (the winner's on
  * success) and rejects with the typed ending when there is none, and always
- * for reconcile. See index.d.ts for every option.
+ * for reconcile. See index.d.ts for every option; one it does not have
+ * (FETCH_OPTIONS) rejects with the RetryplanError `invalid_argument` naming it.
  */
-export function retryFetch(input, init = NO_OPTIONS, options = NO_OPTIONS) {
-  return conclude(fetchHost, input, init, options, ambient());
+export function retryFetch(input, init = NO_OPTIONS, options) {
+  return conclude(fetchHost, input, init, options ?? NO_OPTIONS, ambient());
 }
 
 /** retryFetch's host (see conclude). */
 function fetchHost(input, init, options, context) {
+  only(options, FETCH_OPTIONS);
   const { policy, fetch: doFetch = globalThis.fetch, idempotent } = options;
   const now = clockOf(options);
   const { idempotencyKeyHeader = IDEMPOTENCY_KEY_HEADER, requestIdHeader = REQUEST_ID_HEADER } = options;

@@ -262,6 +262,13 @@ export class Policy {
   free(): void;
 }
 
+/**
+ * The options of an `Operation`. Every options object of the API (an `Operation`'s, a `Driver`'s, `run`'s,
+ * `retryFetch`'s, `propagation`'s, `instrumentOpenTelemetry`'s) is checked for keys it does not have: an own
+ * enumerable key that is not one of its options (a misspelling, or one given as `undefined`) is refused, a
+ * RetryplanError `invalid_argument` whose `field` is the key (``invalid argument `KEY`: is not an option of
+ * this helper``, or "this constructor", "this middleware", "this function"); `run` and `retryFetch` reject with it.
+ */
 export interface OperationOptions {
   /** Seeds jitter and request ids (an integer <= 2^53-1). Without it, crypto.getRandomValues seeds it. */
   seed?: number;
@@ -635,7 +642,7 @@ export class IncomingContext {
  * calling `next`; the answer gets the core's answer headers
  * (`retryplan-retryable: ?0` when the last give-up of a helper inside the
  * request was because of overload or a retry budget), added when its head is
- * written. Throws when `policy` is not a Policy.
+ * written. Throws when `policy` is not a Policy, or `options` has a key other than `now`.
  */
 export function propagation(
   policy: Policy,
@@ -669,7 +676,8 @@ export function currentIncoming(): IncomingContext | undefined;
  * and the counters `retryplan.attempts`, `retryplan.retries`,
  * `retryplan.give_ups`, `retryplan.budget.refusals`,
  * `retryplan.breaker.refusals`, `retryplan.operations`: the core's signals
- * (`retryplan::telemetry`, core/src/compatibility/telemetry.md).
+ * (`retryplan::telemetry`, core/src/compatibility/telemetry.md). A key of
+ * `providers` other than these two is refused (`invalid_argument`).
  */
 export function instrumentOpenTelemetry(
   api: OpenTelemetryApi,
@@ -908,7 +916,10 @@ export interface RunOptions<T = unknown> extends HelperOptions {
    * an Outcome, with the RetryplanError `invalid_argument` naming its field.
    */
   outcomeOfResult?: (value: T) => Outcome | null | undefined | void;
-  /** Called with each value the run will not return: an attempt's that succeeded too late (timed out, or another won), or one `outcomeOfResult` failed that the driver drops. */
+  /**
+   * Called with each value the run will not return: an attempt's that succeeded too late (timed out, or another
+   * won), or one `outcomeOfResult` failed that the driver drops. Never with `null` or `undefined` (nothing to release).
+   */
   onDiscard?: (value: T) => void;
 }
 /**
@@ -927,6 +938,10 @@ export function run<T>(
   options?: RunOptions<T>,
 ): Promise<T>;
 
+/**
+ * retryFetch's options: `run`'s `outcomeOfResult`, `onDiscard` and `protocol` are not among them (the helper reads
+ * each response itself, and cancels the body of each one it drops) and are refused, as any other unknown key.
+ */
 export interface RetryFetchOptions extends HelperOptions {
   policy: Policy;
   /** The fetch to call; globalThis.fetch by default. */

@@ -101,6 +101,7 @@ export const BINDING = {
   grpc_code: (name) => `unknown gRPC code "${name}" (use the snake_case name, e.g. "unavailable")`,
   pushback: () => 'must be "do_not_retry" or {retryAfterMs: number}',
   required: () => 'is required',
+  not_an_option: (what = 'helper') => `is not an option of this ${what}`,
   outcome_type: (type) =>
     `unknown outcome type "${type}" (success, http_status, grpc_status, transport, application, cancelled)`,
   control: () => 'the dependency has no such control',

@@ -11,16 +11,20 @@ import {
   _operationRequestId,
   _operationRunning,
 } from '../wasm/retryplan_js.js';
-import { attempt as attemptOf, ms } from './args.js';
+import { attempt as attemptOf, ms, names, only, options as optionsOf } from './args.js';
 import { attemptList, requestIdText } from './words.js';
-import { OPERATION, Running, newDriver, state } from './driver.js';
+import { OPERATION, OPERATION_OPTIONS, Running, newDriver, state } from './driver.js';
 import { HEAVY, handle } from './objects.js';
 import { read, words } from './outcomes.js';
 import { decisionOf } from './records.js';
 import { numbers } from './wire.js';
 
+/** Every option an `Operation` reads: any other key is refused (`only`). */
+const OPTIONS = /* @__PURE__ */ names(OPERATION_OPTIONS);
+
 export class Operation extends Running {
   constructor(policy, nowMs, options) {
+    only(optionsOf(options, 'seed'), OPTIONS, 'constructor');
     super(newDriver(policy, nowMs, options, OPERATION), HEAVY);
   }
 

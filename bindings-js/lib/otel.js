@@ -7,6 +7,7 @@
 // calls the `@opentelemetry/api` the application hands it (an optional peer
 // dependency: nothing is imported, so nothing costs anything without it).
 import { _driverEventSignals } from '../wasm/retryplan_js.js';
+import { names as listed, only } from './args.js';
 import { decided } from './convert.js';
 import { reportWith } from './host.js';
 import { storedEvent } from './records.js';
@@ -14,14 +15,20 @@ import * as names from './generated/telemetry.js';
 
 const DEFAULT_PORTS = { 'http:': 80, 'https:': 443 };
 
+/** Every option `instrumentOpenTelemetry` reads: any other key is refused (`only`). */
+const PROVIDERS = listed('tracerProvider meterProvider');
+
 /**
  * Reports every `run` and `retryFetch` through OpenTelemetry: `api` is the
  * application's `@opentelemetry/api` module; `tracerProvider` and
- * `meterProvider` default to its global ones.
+ * `meterProvider` default to its global ones. Any other option is refused
+ * (RetryplanError `invalid_argument` naming it).
  */
-export function instrumentOpenTelemetry(api, { tracerProvider, meterProvider } = {}) {
+export function instrumentOpenTelemetry(api, providers) {
   if (typeof api?.trace?.getTracerProvider !== 'function' || typeof api?.metrics?.getMeterProvider !== 'function')
     throw new TypeError('retryplan: instrumentOpenTelemetry: `api` must be the @opentelemetry/api module');
+  only(providers, PROVIDERS, 'function');
+  const { tracerProvider, meterProvider } = providers ?? {};
   const tracer = (tracerProvider ?? api.trace.getTracerProvider()).getTracer(names.SCOPE_NAME);
   const meter = (meterProvider ?? api.metrics.getMeterProvider()).getMeter(names.SCOPE_NAME);
   const counters = new Map(

@@ -26,7 +26,7 @@ export interface RetryplanPlugin {
   load(this: RetryplanPluginContext, id: string): Promise<{ code: string; map: { mappings: '' } } | null>;
 }
 
-/** The plugin's options. */
+/** The plugin's options (any other key fails with a TypeError naming it). */
 export interface RetryplanPluginOptions {
   /**
    * The runtime the page is built with: `'default'` (the browser runtime, shared controls included)

@@ -40,7 +40,11 @@ let tools;
 const RUNTIMES = { default: undefined, lean: 'retryplan/lean' };
 
 /** The plugin: `plugins: [retryplan()]` (or `retryplan({ runtime: 'lean' })`) in vite.config.js or rollup.config.js. */
-export default function retryplan({ runtime = 'default' } = {}) {
+export default function retryplan(options) {
+  for (const key of Object.keys(options ?? {}))
+    if (key !== 'runtime')
+      throw new TypeError(`retryplan/rollup: \`${key}\` is not an option of the plugin (it has \`runtime\`)`);
+  const { runtime = 'default' } = options ?? {};
   if (!Object.hasOwn(RUNTIMES, runtime)) {
     throw new TypeError(
       `retryplan/rollup: runtime ${JSON.stringify(runtime)} is not a runtime: use 'default' (controls included) or 'lean' (no shared controls)`,

@@ -8,9 +8,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { _incomingAnswer } from '../wasm/retryplan_js.js';
 import { useRequests } from './ambient.js';
+import { names, only } from './args.js';
 import { decided, RetryplanError } from './convert.js';
 import { handle } from './objects.js';
 import { IncomingContext } from './propagation.js';
+
+/** Every option the middleware reads: any other key is refused (`only`). */
+const OPTIONS = names('now');
 
 /** The requests being served (made when a middleware is first made: no side effect at module scope). */
 let requests;
@@ -19,14 +23,16 @@ let requests;
  * A middleware `(req, res, next)` that serves each request under `policy`'s
  * `propagation` section: `options.now` is its monotonic clock (the helpers'
  * by default). Any refusal of the core's reader is the caller's fault:
- * answered 400 with the core's message, and `next` is not called.
+ * answered 400 with the core's message, and `next` is not called. Any
+ * other option is refused (RetryplanError `invalid_argument` naming it).
  */
-export function propagation(policy, options = {}) {
+export function propagation(policy, options) {
+  only(options, OPTIONS, 'middleware');
   if (requests === undefined) {
     requests = new AsyncLocalStorage();
     useRequests(requests);
   }
-  const now = options.now ?? (() => Math.floor(performance.now()));
+  const now = options?.now ?? (() => Math.floor(performance.now()));
   // Checked now, not at the first request: a wrong policy is the server's mistake.
   IncomingContext.read(policy, {}, now()).free();
   const store = requests;

@@ -1,0 +1,212 @@
+// Options objects take only the options they have (issue 23: one behaviour in
+// every language, as Python's `ArgumentTypeError` and Kotlin's named
+// parameters): an own enumerable key `run`, `retryFetch`, a `Driver`, an
+// `Operation`, `propagation` or `instrumentOpenTelemetry` does not read is a
+// RetryplanError `invalid_argument` naming it, in every entry (Node, tools,
+// the browser runtime and the lean one), never silently ignored. And
+// `onDiscard` is never called with null or undefined (nothing to release).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as runtime from './runtime.mjs';
+import * as leanRuntime from './runtime-lean.mjs';
+import * as node from 'retryplan';
+import * as tools from 'retryplan/tools';
+import retryplan from 'retryplan/rollup';
+import { rejection } from './assertions.mjs';
+
+/** Every entry that has the helpers, and whether its errors carry the core's words (the runtimes' do not). */
+const ENTRIES = { node: [node, true], tools: [tools, true], runtime: [runtime, false], lean: [leanRuntime, false] };
+
+const FORM = tools.compilePolicy({
+  maxAttempts: 2,
+  totalTimeoutMs: 60_000,
+  backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
+  jitter: { kind: 'none' },
+});
+
+/** What an unknown option `key` is refused with, in an entry with words or without. */
+const refusal = (key, words, what = 'helper') => ({
+  code: 'invalid_argument',
+  field: key,
+  message: words
+    ? `invalid argument \`${key}\`: is not an option of this ${what}`
+    : `invalid_argument at \`${key}\`: not_an_option`,
+});
+const fieldsOf = (error) => {
+  assert.ok(error instanceof node.RetryplanError, String(error));
+  return { code: error.code, field: error.field, message: error.message };
+};
+
+/** The options each interface of lib/index.d.ts documents (its members, with those of the ones it extends). */
+function documented(name) {
+  const types = readFileSync(new URL('../lib/index.d.ts', import.meta.url), 'utf8');
+  const body = types.match(
+    new RegExp(`^export interface ${name}(?:<[^>]*>)?(?: extends (\\w+))? \\{\\n([^]*?)^\\}`, 'm'),
+  );
+  assert.ok(body, name);
+  const own = [...body[2].matchAll(/^ {2}(\w+)\??:/gm)].map(([, key]) => key);
+  return [...(body[1] ? documented(body[1]) : []), ...own].sort();
+}
+
+/** A fetch that answers 200 and counts its calls. */
+function counted() {
+  const fetch = async () => {
+    fetch.calls += 1;
+    return new Response('ok');
+  };
+  fetch.calls = 0;
+  return fetch;
+}
+
+for (const [entry, [api, words]] of Object.entries(ENTRIES)) {
+  const policy = api.Policy.fromCompiled(FORM);
+
+  test(`${entry}: run refuses an option it does not have, naming it, before any attempt`, async () => {
+    let calls = 0;
+    const attempt = () => (calls += 1);
+    for (const key of ['outcomOfError', 'sigal', 'dedline', 'policy', 'fetch'])
+      assert.deepEqual(
+        fieldsOf(await rejection(api.run(policy, attempt, { [key]: () => undefined }))),
+        refusal(key, words),
+      );
+    // Given as undefined, it is given all the same.
+    assert.deepEqual(
+      fieldsOf(await rejection(api.run(policy, attempt, { seed: 1, deadlinMs: undefined }))),
+      refusal('deadlinMs', words),
+    );
+    assert.equal(calls, 0);
+  });
+
+  test(`${entry}: retryFetch refuses an option it does not have, and run's own, naming it, before any request`, async () => {
+    const fetch = counted();
+    for (const key of ['sigal', 'dedline', 'onDiscard', 'outcomeOfResult', 'protocol'])
+      assert.deepEqual(
+        fieldsOf(await rejection(api.retryFetch('http://127.0.0.1:9/', {}, { policy, fetch, [key]: 5 }))),
+        refusal(key, words),
+      );
+    assert.deepEqual(
+      fieldsOf(await rejection(api.retryFetch('http://127.0.0.1:9/', {}, { policy, fetch, dedline: undefined }))),
+      refusal('dedline', words),
+    );
+    assert.equal(fetch.calls, 0);
+  });
+
+  test(`${entry}: run and retryFetch take every option index.d.ts documents, no options, and inherited keys`, async () => {
+    const common = {
+      seed: 1,
+      idempotencyKey: 'order-1',
+      deadlineMs: 1e12,
+      dependency: undefined, // the lean runtime makes none
+      signal: new AbortController().signal,
+      now: () => Math.floor(performance.now()),
+      outcomeOfError: () => undefined,
+      onDecision: () => {},
+      stats: new api.Stats(),
+    };
+    const runOptions = { ...common, protocol: 'http', outcomeOfResult: () => undefined, onDiscard: () => {} };
+    assert.deepEqual(Object.keys(runOptions).sort(), documented('RunOptions'));
+    assert.equal(await api.run(policy, () => 7, runOptions), 7);
+    const fetch = counted();
+    const fetchOptions = {
+      ...common,
+      policy,
+      fetch,
+      idempotent: true,
+      idempotencyKeyHeader: 'Idempotency-Key',
+      requestIdHeader: null,
+      propagateCrossOrigin: false,
+    };
+    assert.deepEqual(Object.keys(fetchOptions).sort(), documented('RetryFetchOptions'));
+    assert.equal((await api.retryFetch('http://127.0.0.1:9/', {}, fetchOptions)).response.status, 200);
+    // No options, and keys that are not the object's own (a prototype's, a class's methods), are no options.
+    assert.equal(await api.run(policy, () => 8), 8);
+    assert.equal(await api.run(policy, () => 9, null), 9);
+    class Options {
+      seed = 2;
+      sigal() {}
+    }
+    const inherited = Object.assign(Object.create({ dedline: 5 }), { seed: 3 });
+    assert.equal(await api.run(policy, () => 10, new Options()), 10);
+    assert.equal(await api.run(policy, () => 11, inherited), 11);
+    assert.equal(
+      (await api.retryFetch('http://127.0.0.1:9/', undefined, { __proto__: { policy }, fetch })).response.status,
+      200,
+    );
+    assert.equal(fetch.calls, 2);
+  });
+
+  test(`${entry}: onDiscard is never called with null or undefined (nothing to release), with any other value it is`, async () => {
+    for (const dropped of [null, undefined, 0, '']) {
+      const discarded = [];
+      let attempts = 0;
+      const value = await api.run(policy, () => (++attempts === 1 ? dropped : 'second'), {
+        seed: 1,
+        // The first value fails, and the retry drops it.
+        outcomeOfResult: (result) => (result === dropped ? { type: 'http_status', status: 503 } : undefined),
+        onDiscard: (result) => discarded.push(result),
+      });
+      assert.equal(value, 'second');
+      assert.deepEqual(discarded, dropped == null ? [] : [dropped], String(dropped));
+    }
+  });
+
+  test(`${entry}: a Driver and an Operation refuse an option they do not have`, () => {
+    for (const make of [
+      (options) => new api.Driver(policy, 0, options),
+      (options) => new api.Operation(policy, 0, options),
+    ]) {
+      let error;
+      try {
+        make({ seed: 1, sed: 2 });
+      } catch (thrown) {
+        error = thrown;
+      }
+      assert.deepEqual(fieldsOf(error), refusal('sed', words, 'constructor'));
+      make(undefined).free();
+      make({ seed: 1, idempotencyKey: 'k', deadlineMs: 5, dependency: undefined }).free();
+    }
+    // A Driver's own options are not an Operation's.
+    assert.throws(() => new api.Operation(policy, 0, { method: 'GET' }), { code: 'invalid_argument', field: 'method' });
+    const driverOptions = {
+      seed: 1,
+      idempotencyKey: 'k',
+      deadlineMs: 5,
+      dependency: undefined,
+      method: 'GET',
+      idempotent: true,
+      requestIdempotencyKey: undefined,
+      concurrency: 'concurrent',
+      stats: undefined,
+      recordEvents: true,
+      oneShotBody: false,
+      returnsResponses: false,
+      incoming: undefined,
+    };
+    assert.deepEqual(Object.keys(driverOptions).sort(), documented('DriverOptions'));
+    new api.Driver(policy, 0, driverOptions).free();
+  });
+}
+
+test('propagation and instrumentOpenTelemetry refuse an option they do not have; the bundler plugin too', () => {
+  const policy = node.Policy.fromCompiled(FORM);
+  assert.throws(() => node.propagation(policy, { nw: () => 0 }), {
+    code: 'invalid_argument',
+    field: 'nw',
+    message: 'invalid argument `nw`: is not an option of this middleware',
+  });
+  assert.equal(typeof node.propagation(policy, { now: () => 0 }), 'function');
+  assert.equal(typeof node.propagation(policy, null), 'function');
+  const api = { trace: { getTracerProvider() {} }, metrics: { getMeterProvider() {} } };
+  assert.throws(() => node.instrumentOpenTelemetry(api, { tracerProvidr: {} }), {
+    code: 'invalid_argument',
+    field: 'tracerProvidr',
+    message: 'invalid argument `tracerProvidr`: is not an option of this function',
+  });
+  assert.throws(() => retryplan({ runtim: 'lean' }), {
+    name: 'TypeError',
+    message: 'retryplan/rollup: `runtim` is not an option of the plugin (it has `runtime`)',
+  });
+  assert.equal(retryplan({ runtime: 'lean' }).name, 'retryplan');
+  assert.equal(retryplan(null).name, 'retryplan');
+});
