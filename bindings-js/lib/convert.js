@@ -46,16 +46,16 @@ export const warning = (field, message) => ({ field, message: compose(message) ?
 
 /**
  * A refusal of the binding's own (an argument, or with `config`, the name of the configuration being read, and
- * `configWords`, how the core's message names it, a value only JS has): see messages.js BINDING.
+ * `configWords`, how the core's message names it, a value only JS has): see messages.js BINDING. Its message is
+ * kept as data, as a core error's is, so that lib/spelling.js respells both alike.
  */
 export function bindingError(config, configWords, field, key, a, b) {
   const code = config ? 'invalid_config' : 'invalid_argument';
-  const error = new RetryplanError(
-    code,
-    bindingMessage(configWords, field, key, a, b) ?? `${codeWords(code, field)}: ${key}`,
-  );
+  const message = bindingMessage(configWords, field, key, a, b);
+  const error = new RetryplanError(code, compose(message) ?? `${codeWords(code, field)}: ${key}`);
   if (config) error.config = config;
   error.field = field;
+  error[MESSAGE] = message;
   return error;
 }
 
