@@ -20,9 +20,9 @@ const snakeCase = (key) => key.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCas
 
 /**
  * The keys of `path` (`retry_on.error_codes[3]`, as the core names a field)
- * as `config` spells them; a key the object lacks (a missing field) as the
- * nearest keys that tell are spelt (snake_case or camelCase; camelCase when
- * none tells).
+ * as `config` spells them, in plain objects and Maps; a key the object lacks
+ * (a missing field) as the nearest keys that tell are spelt (snake_case or
+ * camelCase; camelCase when none tells).
  */
 function writtenPath(config, path) {
   let at = config;
@@ -33,12 +33,14 @@ function writtenPath(config, path) {
       return segment;
     }
     if (at === null || typeof at !== 'object') return segment;
-    const keys = Object.keys(at);
+    // A Map's string keys (one that is not a string is refused, the Map named: it names no field).
+    const map = at instanceof Map;
+    const keys = map ? [...at.keys()].filter((own) => typeof own === 'string') : Object.keys(at);
     // One-word keys (`kind`) are spelt alike both ways: the spelling is the nearest telling one's.
     if (keys.some((own) => own.includes('_'))) snake = true;
     else if (keys.some((own) => own !== own.toLowerCase())) snake = false;
     const key = keys.find((own) => snakeCase(own) === segment);
-    at = key === undefined ? undefined : at[key];
+    at = key === undefined ? undefined : map ? at.get(key) : at[key];
     return key ?? (snake ? segment : camelCase(segment));
   });
 }

@@ -413,6 +413,18 @@ test("a configuration object's error names its keys as written: a camelCase typo
     refused(() => new RetryBudget({ kind: 'ratio', retryRatio: 1n }))[2],
     /^invalid budget configuration at `retryRatio`: expected plain data/,
   );
+  // A Map's keys as the Map wrote them.
+  const inMap = (config) => refused(() => lean.Policy.fromConfig(config))[2];
+  assert.match(inMap(new Map([['max_attempts', 'x']])), /^invalid policy configuration at `max_attempts`: /);
+  assert.match(inMap(new Map([['maxAttempts', 1n]])), /^invalid policy configuration at `maxAttempts`: /);
+  assert.match(
+    inMap({ backoff: new Map([['base_ms', 'x']]) }),
+    /^invalid policy configuration at `backoff\.base_ms`: /,
+  );
+  assert.match(
+    inMap(new Map([['hedging', new Map([['delay_ms', 10]])]])),
+    /^invalid policy configuration at `hedging\.max_hedged_attempts`: missing field `max_hedged_attempts`$/,
+  );
   // JSON text keeps the shared snake_case spelling.
   assert.match(
     refused(() => Policy.fromJson('{"max_attempt": 3}'))[2],
