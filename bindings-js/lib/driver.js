@@ -182,7 +182,7 @@ export class Driver extends Running {
     const now = ms('nowMs', nowMs);
     const at = attemptOf(attempt);
     anyStatus(status);
-    const [token] = holding(options === undefined ? undefined : { token: options?.token });
+    const [token] = holding(optionsOf(options, 'token') && { token: options.token });
     const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? 0);
     return NAMES.receipts[
       decided(_driverResponse(handle(this), now, at, token, status, guidance(headers, RESPONSE_HEADERS), nowUnixMs))

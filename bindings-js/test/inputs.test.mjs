@@ -167,6 +167,8 @@ test("a constructor's or method's options that are not an object name the argume
     [() => new lean.Operation(lean.Policy.fromConfig({}), 0, true), 'options', 'seed', 'a boolean'],
     // handleResult(nowMs, attempt, outcome, holding?: Holding): `holding` ({token, held}), not `options`.
     [() => driver.handleResult(1, 1, { type: 'success' }, 7), 'holding', 'token', 'a number'],
+    // handleResponse(nowMs, attempt, status, headers, options?: {token?, nowUnixMs?}).
+    [() => driver.handleResponse(1, 1, 200, () => null, 7), 'options', 'token', 'a number'],
   ];
   for (const [call, field, first, kind] of cases) {
     const error = refused(call);
