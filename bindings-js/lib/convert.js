@@ -11,9 +11,15 @@ export { RetryplanError };
 /** A core error's message as data (`[rule index, ...values]`), kept for lib/spelling.js to respell. */
 export const MESSAGE = Symbol('retryplan.message');
 
-/** A core error (see src/lib.rs `js_error`): its message composed here, from the core's table (kept, to respell). */
-export function coreError(code, field, message) {
-  const error = new RetryplanError(code, compose(message) ?? codeWords(code, field));
+/**
+ * A core error (see src/lib.rs `js_error`): its message composed here, from the core's table (kept, to respell);
+ * with no table (the browser runtime), its code and field, and `key`, a refusal's rule (see `bindingError`).
+ */
+export function coreError(code, field, message, key) {
+  const error = new RetryplanError(
+    code,
+    compose(message) ?? (key ? `${codeWords(code, field)}: ${key}` : codeWords(code, field)),
+  );
   if (field !== undefined) error.field = field;
   error[MESSAGE] = message;
   return error;
@@ -46,16 +52,13 @@ export const warning = (field, message) => ({ field, message: compose(message) ?
 
 /**
  * A refusal of the binding's own (an argument, or with `config`, the name of the configuration being read, and
- * `configWords`, how the core's message names it, a value only JS has): see messages.js BINDING.
+ * `configWords`, how the core's message names it, a value only JS has): see messages.js BINDING. Made as a core
+ * error is, its message kept as data, so that lib/spelling.js respells both alike.
  */
 export function bindingError(config, configWords, field, key, a, b) {
-  const code = config ? 'invalid_config' : 'invalid_argument';
-  const error = new RetryplanError(
-    code,
-    bindingMessage(configWords, field, key, a, b) ?? `${codeWords(code, field)}: ${key}`,
-  );
+  const message = bindingMessage(configWords, field, key, a, b);
+  const error = coreError(config ? 'invalid_config' : 'invalid_argument', field, message, key);
   if (config) error.config = config;
-  error.field = field;
   return error;
 }
 

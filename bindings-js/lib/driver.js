@@ -113,9 +113,13 @@ export function newDriver(policy, nowMs, options, poll = false) {
   return made;
 }
 
-/** `{token?, held?}`, a result's holding: the token (-1 for none, as the wire spells it) and the index of `held` (`value` by default). */
+/**
+ * `{token?, held?}`, a result's holding (`handleResult`'s argument `holding`,
+ * as index.d.ts names it): the token (-1 for none, as the wire spells it) and
+ * the index of `held` (`value` by default).
+ */
 function holding(options) {
-  optionsOf(options, 'token');
+  if (options != null && typeof options !== 'object') throw refuse('holding', 'options', options, 'token');
   const token = optional(whole, 'token', options?.token, MAX_SAFE) ?? -1;
   const held = optional(oneOf, 'held', options?.held, NAMES.held);
   if (token === -1 && options?.held != null) throw refuse('held', 'token_needed');
@@ -198,7 +202,7 @@ export class Driver extends Running {
     const now = ms('nowMs', nowMs);
     const at = attemptOf(attempt);
     anyStatus(status);
-    const [token] = holding(options === undefined ? undefined : { token: options?.token });
+    const [token] = holding(optionsOf(options, 'token') && { token: options.token });
     const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? 0);
     return NAMES.receipts[
       decided(_driverResponse(handle(this), now, at, token, status, guidance(headers, RESPONSE_HEADERS), nowUnixMs))

@@ -136,12 +136,14 @@ export const BINDING = {
 };
 
 /**
- * The message of a refusal of the binding's own: `invalid argument `field`:
+ * The message of a refusal of the binding's own, as data in the form the
+ * core's errors cross in (`[rule index, ...values]`, for `compose`, and for
+ * lib/spelling.js to respell as a core error's): `invalid argument `field`:
  * ...`, or with `configWords` (how the core's message names the
  * configuration) `invalid dependency configuration at `field`: ...`, through
  * the core's own templates for the first part.
  */
 export const bindingMessage = (configWords, field, key, a, b) => {
   const words = [TEXT, BINDING[key]?.(a, b) ?? key];
-  return compose(configWords ? [INVALID_CONFIG, configWords, field, words] : [INVALID_ARGUMENT, field, words]);
+  return configWords ? [INVALID_CONFIG, configWords, field, words] : [INVALID_ARGUMENT, field, words];
 };

@@ -36,7 +36,7 @@ function pushback(value) {
 
 /** Reads `outcome` into `words` (true), or throws the RetryplanError naming what is wrong with it. */
 export function read(outcome) {
-  if (typeof outcome !== 'object' || outcome === null) throw refuse('options', 'options', outcome, 'type');
+  if (typeof outcome !== 'object' || outcome === null) throw refuse('outcome', 'options', outcome, 'type');
   const type = outcome.type;
   words.code = WIRE.NONE;
   words.delay = WIRE.NONE;

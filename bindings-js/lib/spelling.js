@@ -1,12 +1,14 @@
 // Where camelCase meets the core's snake_case: a configuration object's keys
-// are read as snake_case (src/data.rs), and the core's errors name them so;
-// an error of a configuration object is respelt here in the object's own keys.
-// (Not in convert.js: the wasm glue never needs it.)
+// (and a decision's, tools' `Stats.record`) are read as snake_case
+// (src/data.rs), and the errors of the core and of that reader name them so;
+// such an error is respelt here in the object's own keys. (Not in
+// convert.js: the wasm glue never needs it.)
 import { MESSAGE, RetryplanError } from './convert.js';
 import { compose, rule } from './messages.js';
 
 const CORE_MESSAGE = Symbol.for('retryplan.coreMessage');
 const INVALID_CONFIG = rule('invalid_config');
+const INVALID_ARGUMENT = rule('invalid_argument');
 const UNKNOWN_FIELD = rule('unknown_field');
 const DID_YOU_MEAN = rule('did_you_mean');
 const MISSING_FIELD = rule('missing_field');
@@ -18,9 +20,9 @@ const snakeCase = (key) => key.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCas
 
 /**
  * The keys of `path` (`retry_on.error_codes[3]`, as the core names a field)
- * as `config` spells them; a key the object lacks (a missing field) as the
- * nearest keys that tell are spelt (snake_case or camelCase; camelCase when
- * none tells).
+ * as `config` spells them, in plain objects and Maps; a key the object lacks
+ * (a missing field) as the nearest keys that tell are spelt (snake_case or
+ * camelCase; camelCase when none tells).
  */
 function writtenPath(config, path) {
   let at = config;
@@ -31,40 +33,49 @@ function writtenPath(config, path) {
       return segment;
     }
     if (at === null || typeof at !== 'object') return segment;
-    const keys = Object.keys(at);
+    // A Map's string keys (one that is not a string is refused, the Map named: it names no field).
+    const map = at instanceof Map;
+    const keys = map ? [...at.keys()].filter((own) => typeof own === 'string') : Object.keys(at);
     // One-word keys (`kind`) are spelt alike both ways: the spelling is the nearest telling one's.
     if (keys.some((own) => own.includes('_'))) snake = true;
     else if (keys.some((own) => own !== own.toLowerCase())) snake = false;
     const key = keys.find((own) => snakeCase(own) === segment);
-    at = key === undefined ? undefined : at[key];
+    at = key === undefined ? undefined : map ? at.get(key) : at[key];
     return key ?? (snake ? segment : camelCase(segment));
   });
 }
 
 /**
- * The error a configuration object (`config`, camelCase keys) got, its
- * message in the object's own spelling: the field it names as written (a
- * missing field as its neighbours are spelt), and an
- * unknown field's suggestion and the fields expected in camelCase
- * (`maxAttempt`: did you mean `maxAttempts`?), unless the key was written in
- * snake_case. `.field` stays the snake_case path every language gives.
+ * The error an object (`value`, camelCase keys) got, its message in the
+ * object's own spelling: the field it names as written (a missing field as
+ * its neighbours are spelt), and an unknown field's suggestion and the fields
+ * expected in camelCase (`maxAttempt`: did you mean `maxAttempts`?), unless
+ * the key was written in snake_case. Two kinds of error: a configuration
+ * object's (`invalid_config`: the core's, or the binding's refusal of what is
+ * not plain data, `found a bigint`) and a decision object's
+ * (`invalid_argument`, tools' `Stats.record`: its fields are top-level keys,
+ * and an unknown one is blamed on the object as a whole, `decision`).
+ * `.field` stays the snake_case path every language gives.
  */
-export function spelledAsWritten(error, config) {
+export function spelledAsWritten(error, value) {
   const message = error[MESSAGE];
-  if (!Array.isArray(message) || message[0] !== INVALID_CONFIG) return error;
-  const [index, words, path, inner] = message;
-  const written = writtenPath(config, path);
+  const config = Array.isArray(message) && message[0] === INVALID_CONFIG;
+  if (!config && !(Array.isArray(message) && message[0] === INVALID_ARGUMENT)) return error;
+  // `[invalid_config, words, path, reason]` or `[invalid_argument, path, reason]`.
+  const [path, inner] = message.slice(-2);
+  const written = writtenPath(value, path);
   let reason = inner;
   if (inner[0] === MISSING_FIELD) reason = [MISSING_FIELD, written.slice(written.lastIndexOf('.') + 1)];
   if (inner[0] === UNKNOWN_FIELD) {
-    const [unknown, , suggestion, names] = inner;
-    const typed = written.slice(written.lastIndexOf('.') + 1);
+    const [unknown, key, suggestion, names] = inner;
+    const typedPath = config ? written : writtenPath(value, key);
+    const typed = typedPath.slice(typedPath.lastIndexOf('.') + 1);
     const spell = typed.includes('_') ? (name) => name : camelCase;
     reason = [unknown, typed, suggestion === '' ? '' : [DID_YOU_MEAN, spell(suggestion[1])], names.map(spell)];
   }
   // The core's own words (snake_case), as every language gives them: the conformance runner compares those.
   error[CORE_MESSAGE] = error.message;
-  error.message = compose([index, words, written, reason]);
+  error.message = compose([...message.slice(0, -2), written, reason]);
   return error;
 }
 

@@ -58,7 +58,9 @@ export class Stats extends lean.Stats {
   /**
    * Counts one decision as an operation returned it (each start and ending once).
    * An `await_outcome` given with `inFlight`, the old name of `running`, is
-   * read as `running` for one release.
+   * read as `running` for one release. A refusal is `invalid_argument`, its
+   * `.field` the core's snake_case name (`timeout_ms`), its message naming
+   * the keys as `decision` spells them (`missing field \`timeoutMs\``).
    */
   record(
     decision:

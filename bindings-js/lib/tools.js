@@ -33,7 +33,7 @@ import {
 import { CircuitBreaker, Dependency, RetryBudget } from './controls.js';
 import { compiledForm, refuse, text } from './args.js';
 import { decided } from './convert.js';
-import { decidedConfig } from './spelling.js';
+import { decidedConfig, spelledAsWritten } from './spelling.js';
 import { Held, handle, handleOf, make } from './objects.js';
 import { Policy } from './policy.js';
 import { Stats } from './stats.js';
@@ -122,9 +122,13 @@ Object.assign(Policy.prototype, {
 });
 // end of what core/mirrors writes: the tools' methods (core/mirrors/src/methods/table.rs)
 
-/** Counts one decision as an operation returned it. */
+/** Counts one decision as an operation returned it; a refusal names its keys as `decision` spells them. */
 Stats.prototype.record = function record(decision) {
-  _statsRecord(handle(this), decision);
+  try {
+    _statsRecord(handle(this), decision);
+  } catch (error) {
+    throw spelledAsWritten(error, decision);
+  }
 };
 
 /**

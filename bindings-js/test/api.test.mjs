@@ -477,13 +477,31 @@ test("stats read a decision object by the core's one reader: what an operation r
   );
   refused({ ...start, attempt: -1 }, 'attempt', /expected a whole number from 0 to 4294967295, found the number -1/);
   refused({ ...start, hedge: undefined }, 'hedge', /missing field `hedge`/);
+  // The message names the keys as the object spells them (camelCase here); `.field` is the core's snake_case name.
+  const { timeoutMs, ...untimed } = start;
+  refused(untimed, 'timeout_ms', /^invalid argument `timeoutMs`: missing field `timeoutMs`$/);
+  refused(
+    { type: 'start_attempt', attempt: 1, hedge: false },
+    'timeout_ms',
+    /^invalid argument `timeoutMs`: missing field `timeoutMs`$/,
+  );
+  refused(
+    { type: 'start_attempt', attempt: 1, timeout_ms: 5 },
+    'abort_at_ms',
+    /^invalid argument `abort_at_ms`: missing field `abort_at_ms`$/,
+  );
   refused({ ...start, hedge: 'no' }, 'hedge', /expected true or false/);
   refused({ ...wait, type: 'waiting' }, 'type', /unknown variant `waiting`, expected one of `start_attempt`, `wait`/);
   refused({ ...wait, delayMs: 1.5 }, 'delay_ms', /expected a whole number of milliseconds/);
   refused(
     { ...wait, retryAfterMS: 1 },
     'decision',
-    /unknown field `retry_after_m_s` \(did you mean `retry_after_ms`\?\)/,
+    /^invalid argument `decision`: unknown field `retryAfterMS` \(did you mean `retryAfterMs`\?\), expected one of `type`, `retry`, `delayMs`, /,
+  );
+  refused(
+    { type: 'wait', retry: 0, delay_ms: 5, until_ms: 9, remaining_ms: 7, retry_after_m_s: 1 },
+    'decision',
+    /unknown field `retry_after_m_s` \(did you mean `retry_after_ms`\?\), expected one of `type`, `retry`, `delay_ms`, /,
   );
   refused({ type: 'gave_up', reason: 'bored', attempts: 1, remainingMs: 0 }, 'reason', /unknown variant `bored`/);
   refused(
@@ -499,6 +517,11 @@ test("stats read a decision object by the core's one reader: what an operation r
   refused(null, 'decision', /expected an object, found null/);
   // What is not plain data is refused as the argument it is, not as a configuration.
   refused({ ...start, attempt: 1n }, 'attempt', /expected plain data .*, found a bigint/);
+  refused(
+    { ...start, timeoutMs: 1n },
+    'timeout_ms',
+    /^invalid argument `timeoutMs`: expected plain data .*, found a bigint$/,
+  );
   refused(undefined, '', /expected plain data .*, found undefined/);
 });
 

@@ -389,6 +389,42 @@ test("a configuration object's error names its keys as written: a camelCase typo
     refused(() => new CircuitBreaker({ trip: { kind: 'consecutive', failure: 3 }, openMs: 10, halfOpenProbes: 1 }))[2],
     /at `trip\.failure`: unknown field `failure` \(did you mean `failures`\?\)/,
   );
+  // What is not plain data (the binding's reader refuses it before the core reads anything) is named alike.
+  const notPlain = [
+    [{ totalTimeoutMs: 10n }, 'total_timeout_ms', '`totalTimeoutMs`', 'found a bigint'],
+    [{ totalTimeoutMs: new Date(0) }, 'total_timeout_ms', '`totalTimeoutMs`', 'found an object that is not plain'],
+    [{ maxAttempts: () => 3 }, 'max_attempts', '`maxAttempts`', 'found a function'],
+    [{ maxAttempts: Symbol('3') }, 'max_attempts', '`maxAttempts`', 'found a symbol'],
+    [{ backoff: { baseMs: 10n } }, 'backoff.base_ms', '`backoff.baseMs`', 'found a bigint'],
+    [{ retryOn: { errorCodes: ['x', 1n] } }, 'retry_on.error_codes[1]', '`retryOn.errorCodes[1]`', 'found a bigint'],
+    [{ max_attempts: 1n }, 'max_attempts', '`max_attempts`', 'found a bigint'],
+  ];
+  for (const [config, field, written, found] of notPlain) {
+    const [code, named, message] = refused(() => lean.Policy.fromConfig(config));
+    assert.deepEqual([code, named], ['invalid_config', field]);
+    assert.ok(message.startsWith(`invalid policy configuration at ${written}: expected plain data`), message);
+    assert.ok(message.includes(found), message);
+  }
+  assert.match(
+    refused(() => lean.Dependency.fromConfig({ budget: { kind: 'ratio', retryRatio: 1n } }))[2],
+    /^invalid dependency configuration at `budget\.retryRatio`: expected plain data .*, found a bigint$/,
+  );
+  assert.match(
+    refused(() => new RetryBudget({ kind: 'ratio', retryRatio: 1n }))[2],
+    /^invalid budget configuration at `retryRatio`: expected plain data/,
+  );
+  // A Map's keys as the Map wrote them.
+  const inMap = (config) => refused(() => lean.Policy.fromConfig(config))[2];
+  assert.match(inMap(new Map([['max_attempts', 'x']])), /^invalid policy configuration at `max_attempts`: /);
+  assert.match(inMap(new Map([['maxAttempts', 1n]])), /^invalid policy configuration at `maxAttempts`: /);
+  assert.match(
+    inMap({ backoff: new Map([['base_ms', 'x']]) }),
+    /^invalid policy configuration at `backoff\.base_ms`: /,
+  );
+  assert.match(
+    inMap(new Map([['hedging', new Map([['delay_ms', 10]])]])),
+    /^invalid policy configuration at `hedging\.max_hedged_attempts`: missing field `max_hedged_attempts`$/,
+  );
   // JSON text keeps the shared snake_case spelling.
   assert.match(
     refused(() => Policy.fromJson('{"max_attempt": 3}'))[2],

@@ -21,9 +21,11 @@ import {
   parseRetryAfterMsHeader,
   redeliver,
   remainingMs,
+  run,
   wasmTrapped,
 } from 'retryplan/tools';
-import { throwsCode } from './assertions.mjs';
+import * as lean from 'retryplan';
+import { rejection, throwsCode } from './assertions.mjs';
 
 const refused = (call, code = 'invalid_argument') => throwsCode(call, code);
 
@@ -118,6 +120,64 @@ test('a string is a string: numbers, null and objects are a RetryplanError namin
     }
   }
   for (const call of others) assert.match(refused(call).message, /must be a string, got a number/);
+});
+
+test("an Outcome that is not an object is refused as `outcome` by every reader, the hooks' answers too", async () => {
+  const words = (kind) => `invalid argument \`outcome\`: expected an object with \`type\`, got ${kind}`;
+  const check = (error, kind, label) => {
+    assert.equal(error.code, 'invalid_argument', label);
+    assert.deepEqual([error.field, error.message], ['outcome', words(kind)], label);
+  };
+  for (const [bad, kind] of [
+    ['success', 'a string'],
+    [1, 'a number'],
+    [null, 'null'],
+  ]) {
+    const operation = new Operation(policy, 0, { seed: 1 });
+    operation.poll(0);
+    const driver = new Driver(policy, 0, { seed: 1 });
+    driver.pollAction(0);
+    const leanOperation = new lean.Operation(lean.Policy.fromConfig({}), 0, { seed: 1 });
+    leanOperation.poll(0);
+    const calls = {
+      'Operation#onOutcome': () => operation.onOutcome(1, 1, bad),
+      'lean Operation#onOutcome': () => leanOperation.onOutcome(1, 1, bad),
+      'Driver#handleResult': () => driver.handleResult(1, 1, bad),
+      'Policy#classify': () => policy.classify(bad),
+      redeliver: () => redeliver(policy, 1, 0, 0, bad),
+    };
+    for (const [label, call] of Object.entries(calls)) check(refused(call), kind, `${label}(${String(bad)})`);
+    // The helpers' hooks: what outcomeOfError and outcomeOfResult answer (nothing, null or undefined, is no outcome).
+    if (bad === null) continue;
+    const quick = Policy.fromConfig({ maxAttempts: 2, jitter: { kind: 'none' }, backoff: { baseMs: 1, capMs: 1 } });
+    const thrown = () => {
+      throw new Error('x');
+    };
+    check(await rejection(run(quick, thrown, { outcomeOfError: () => bad })), kind, 'outcomeOfError');
+    check(await rejection(run(quick, () => 1, { outcomeOfResult: () => bad })), kind, 'outcomeOfResult');
+  }
+});
+
+test("a constructor's or method's options that are not an object name the argument as its docs spell it, and the first field they list", () => {
+  const driver = new Driver(policy, 0, { seed: 1 });
+  driver.pollAction(0);
+  const cases = [
+    [() => new Operation(policy, 0, 5), 'options', 'seed', 'a number'],
+    [() => new Driver(policy, 0, 'seeded'), 'options', 'seed', 'a string'],
+    [() => new lean.Operation(lean.Policy.fromConfig({}), 0, true), 'options', 'seed', 'a boolean'],
+    // handleResult(nowMs, attempt, outcome, holding?: Holding): `holding` ({token, held}), not `options`.
+    [() => driver.handleResult(1, 1, { type: 'success' }, 7), 'holding', 'token', 'a number'],
+    // handleResponse(nowMs, attempt, status, headers, options?: {token?, nowUnixMs?}).
+    [() => driver.handleResponse(1, 1, 200, () => null, 7), 'options', 'token', 'a number'],
+  ];
+  for (const [call, field, first, kind] of cases) {
+    const error = refused(call);
+    assert.deepEqual(
+      [error.field, error.message],
+      [field, `invalid argument \`${field}\`: expected an object with \`${first}\`, got ${kind}`],
+      String(call),
+    );
+  }
 });
 
 test('a lone surrogate is refused as a typed error naming the field, never silently replaced', () => {

@@ -320,14 +320,13 @@ fn method_text(spelling: &Spelling, key: &str, method: &Method) -> Result<String
                 params.extend(["status".to_owned(), "headers".to_owned()]);
                 reads.push("anyStatus(status);".to_owned());
             }
-            // `{token, nowUnixMs}`: one options object, its token read first.
+            // `{token, nowUnixMs}`: one options object (anything else refused, naming `options` and `token`), its token read first.
             Arg::Token | Arg::NowUnix if !options_read => {
                 options_read = true;
                 params.push("options".to_owned());
                 if method.args.contains(&Arg::Token) {
                     reads.push(
-                        "const [token] = holding(options === undefined ? undefined : { token: options?.token });"
-                            .to_owned(),
+                        "const [token] = holding(optionsOf(options, 'token') && { token: options.token });".to_owned(),
                     );
                 }
                 if method.args.contains(&Arg::NowUnix) {
