@@ -145,10 +145,9 @@ impl Ending {
     /// ```
     #[must_use]
     pub fn message(&self, operation: &str, idempotency_key: &str, error_hook: &str) -> Option<Message> {
-        // The hint speaks of an error: an ending raised with a value (one `outcomeOfResult` judged) has none.
-        let raised_with_value = matches!(self.result, Some(EndingResult { returned: false, held: Held::Value, .. }));
-        let last_outcome = self.last_result.filter(|_| !raised_with_value).map(|result| result.outcome);
-        self.decision.ending_message_after(last_outcome, operation, idempotency_key, error_hook)
+        let last_outcome = self.last_result.map(|result| result.outcome);
+        let raised_with = self.result.filter(|result| !result.returned).map(|result| result.held);
+        self.decision.ending_message_after(last_outcome, raised_with, operation, idempotency_key, error_hook)
     }
 }
 
