@@ -143,6 +143,15 @@ test('run: an attempt that throws an unknown error is ambiguous by default: retr
   assert.equal(await run(quick(), () => undefined), undefined);
 });
 
+test('run: a value outcomeOfResult judges ambiguous ends without the hint about an unknown error (it speaks of an error)', async () => {
+  const ambiguous = () => ({ type: 'application', verdict: 'ambiguous' });
+  const error = await rejection(run(quick(), () => 'pending', { outcomeOfResult: ambiguous }));
+  assert.deepEqual([error.name, error.lastValue, error.cause], ['GaveUpError', 'pending', undefined]);
+  assert.deepEqual(error.lastOutcome, { type: 'application', verdict: 'ambiguous' });
+  assert.match(error.message, /^retryplan: operation: gave up after 3 attempts/);
+  assert.doesNotMatch(error.message, /outcomeOfError/);
+});
+
 test("run: each ending says, in the core's words, which operation, what happened and what to do", async () => {
   const boom = new TypeError('boom');
   // Called not retryable (an unknown error is retried, and its ending adds the hook's hint: tested above).

@@ -196,6 +196,35 @@ def test_the_last_value_rides_on_the_ending_that_raises() -> None:
     assert raised.value.last_value == "response 3"
 
 
+def test_a_value_judged_ambiguous_ends_without_the_hint_about_an_unknown_error() -> None:
+    """The ending's hint ("return an outcome from outcome_of_error=") speaks of an error nothing classified: an
+    ending raised with a value ``outcome_of_result`` judged ambiguous has the ending's words alone, in every loop;
+    an unknown error keeps it."""
+    policy = Policy(max_attempts=2, jitter={"kind": "none"})
+    ambiguous = lambda value: Outcome.application("ambiguous")  # noqa: E731
+
+    @retryplan.retry(policy, sleep=lambda _: None, seed=1, outcome_of_result=ambiguous)
+    def pending() -> str:
+        return "pending"
+
+    @retryplan.retry(policy, sleep=lambda _: None, seed=1)
+    def unknown() -> str:
+        raise LookupError("nothing classifies this")
+
+    with pytest.raises(GaveUpError) as raised:
+        pending()
+    assert raised.value.last_value == "pending" and raised.value.last_outcome == Outcome.application("ambiguous")
+    assert str(raised.value).startswith("retryplan: ") and "outcome_of_error" not in str(raised.value)
+    with pytest.raises(GaveUpError) as raised:
+        for attempt in retryplan.attempts(policy, sleep=lambda _: None, seed=1):
+            with attempt:
+                attempt.report(Outcome.application("ambiguous"), result="pending")
+    assert raised.value.last_value == "pending" and "outcome_of_error" not in str(raised.value)
+    with pytest.raises(GaveUpError) as raised:
+        unknown()
+    assert "return an outcome from outcome_of_error=" in str(raised.value)
+
+
 def test_on_discard_receives_each_value_the_core_drops() -> None:
     """``on_discard`` sees every value ``outcome_of_result`` failed that a later attempt replaced, never the value
     returned or the one the ending carries (``last_value``): ``@retry`` sync and async, and ``attempts()``."""

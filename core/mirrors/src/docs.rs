@@ -60,12 +60,30 @@ pub fn struct_record(path: &Path, ident: &str) -> Result<Record, String> {
 fn record(ident: &syn::Ident, attrs: &[syn::Attribute], fields: &syn::Fields) -> Record {
     let fields = fields
         .iter()
+        .filter(|field| !serde_skipped(&field.attrs))
         .filter_map(|field| {
             let name = field.ident.as_ref()?.to_string();
             Some(Field { name, ty: type_name(&field.ty), doc: summary(&field.attrs) })
         })
         .collect();
     Record { ident: ident.to_string(), doc: summary(attrs), fields }
+}
+
+/// Whether a field is `#[serde(skip)]`: not in the record's serialized form, so
+/// not in any binding's mirror of it (the core's own bookkeeping, such as
+/// `EndingResult::held`, which the host knows already).
+pub(crate) fn serde_skipped(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().filter(|attr| attr.path().is_ident("serde")).any(|attr| {
+        let mut skipped = false;
+        let _ = attr.parse_nested_meta(|meta| {
+            skipped |= meta.path.is_ident("skip");
+            if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?; // another setting's value (`skip_serializing_if = ".."`)
+            }
+            Ok(())
+        });
+        skipped
+    })
 }
 
 /// A type as written, without spaces or leading path: `Option<u64>`, `AttemptSet`, `&str`; `?` for another type.
@@ -212,6 +230,19 @@ mod tests {
         let field = |name: &str, ty: &str, doc: &str| Field { name: name.into(), ty: ty.into(), doc: doc.into() };
         assert_eq!(records[0].fields, [field("until_ms", "Option<u64>", "Until."), field("set", "AttemptSet", "")]);
         assert!(records[1].fields.is_empty());
+    }
+
+    #[test]
+    fn a_field_serde_skips_is_not_in_the_record() {
+        let file = syn::parse_file(
+            "struct S {\n#[serde(skip)]\nheld: Held,\n#[serde(skip_serializing_if = \"Option::is_none\")]\n\
+             until_ms: Option<u64>,\n#[serde(rename = \"k\", skip)]\nkey: u64,\ntoken: u64,\n}",
+        )
+        .unwrap();
+        let syn::Item::Struct(item) = &file.items[0] else { panic!("a struct") };
+        let names: Vec<String> =
+            record(&item.ident, &item.attrs, &item.fields).fields.into_iter().map(|f| f.name).collect();
+        assert_eq!(names, ["until_ms", "token"]);
     }
 
     #[test]

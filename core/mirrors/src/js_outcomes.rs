@@ -26,7 +26,7 @@ use retryplan::wire::{
     self, encode_action, encode_outcome, ActionKind, OutcomeKind, DECISION_WORDS, NONE, OUTPUT_WORDS,
     PUSHBACK_DO_NOT_RETRY,
 };
-use retryplan::{Action, AttemptResult, Decision, Ending, EndingResult, Event, Failure, Outcome, Verdict};
+use retryplan::{Action, AttemptResult, Decision, Ending, EndingResult, Event, Failure, Held, Outcome, Verdict};
 
 use crate::output::{Output, HEADER};
 
@@ -329,7 +329,7 @@ pub fn output() -> Result<Output, String> {
     let ending = |full: bool| Ending {
         decision: Decision::Reconcile { attempts: 3, remaining_ms: 0, abort_attempts: AttemptSet::EMPTY },
         last_result: full.then_some(result),
-        result: full.then_some(EndingResult { token: 4, returned: true, readable_until_ms: None }),
+        result: full.then_some(EndingResult { token: 4, returned: true, readable_until_ms: None, held: Held::Value }),
     };
     let event = |full: bool| Event { at_ms: 5, decision: ending(false).decision, after: full.then_some(result) };
     let result_keys = keys(Value::from_serialize(&result), Value::from_serialize(&result))?;
@@ -347,8 +347,13 @@ pub fn output() -> Result<Output, String> {
             _ => None,
         })?;
     let result_fields = keys(
-        Value::from_serialize(&EndingResult { token: 4, returned: true, readable_until_ms: Some(5) }),
-        Value::from_serialize(&EndingResult { token: 4, returned: false, readable_until_ms: None }),
+        Value::from_serialize(&EndingResult {
+            token: 4,
+            returned: true,
+            readable_until_ms: Some(5),
+            held: Held::Value,
+        }),
+        Value::from_serialize(&EndingResult { token: 4, returned: false, readable_until_ms: None, held: Held::Error }),
     )?;
     if result_fields.iter().map(|(_, camel, _)| camel.as_str()).collect::<Vec<_>>()
         != ["token", "returned", "readableUntilMs"]

@@ -215,7 +215,7 @@ fn find(items: &[syn::Item], mirror: &Mirror) -> Result<Option<(String, Body)>, 
 fn fields(fields: &syn::Fields, mirror: &Mirror, variant: &str) -> Result<(Vec<Field>, bool), String> {
     let tuple = matches!(fields, syn::Fields::Unnamed(_));
     let mut out = Vec::new();
-    for field in fields {
+    for field in fields.iter().filter(|field| !crate::docs::serde_skipped(&field.attrs)) {
         let name = match &field.ident {
             Some(ident) => ident.to_string(),
             None => {

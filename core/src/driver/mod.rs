@@ -372,7 +372,7 @@ impl Driver {
     /// assert_eq!(driver.handle_result_with_token(200, 2, Outcome::Success, 12, Held::Value), Ok(Receipt::Accepted));
     /// assert_eq!(driver.poll_action(200).unwrap(), Action::Release { token: 11 });
     /// let Action::Finish(ending) = driver.poll_action(200).unwrap() else { unreachable!() };
-    /// assert_eq!(ending.result, Some(EndingResult { token: 12, returned: true, readable_until_ms: None }));
+    /// assert_eq!(ending.result, Some(EndingResult { token: 12, returned: true, readable_until_ms: None, held: Held::Value }));
     /// ```
     ///
     /// # Errors
@@ -579,10 +579,15 @@ impl Driver {
         self.ending_result = self.kept.take().and_then(|Kept { token, held, abort_at_ms }| {
             if self.returns_held(decision, held) {
                 let succeeded = matches!(decision, Decision::Succeeded { .. });
-                Some(EndingResult { token, returned: true, readable_until_ms: (!succeeded).then_some(abort_at_ms) })
+                Some(EndingResult {
+                    token,
+                    returned: true,
+                    readable_until_ms: (!succeeded).then_some(abort_at_ms),
+                    held,
+                })
             } else if held == Held::Error || !self.returns_responses {
                 // Raised with it: an error as the cause, a function's value as the ending's last value.
-                Some(EndingResult { token, returned: false, readable_until_ms: None })
+                Some(EndingResult { token, returned: false, readable_until_ms: None, held })
             } else {
                 self.releases.push_back(token);
                 None

@@ -337,7 +337,7 @@ fn a_failed_response_returned_at_the_end_is_readable_until_its_attempts_abort_ti
     assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::AttemptsExhausted, .. }));
     assert_eq!(last.attempt, 3);
     let readable_until_ms = Some(last.abort_at_ms);
-    assert_eq!(ending.result, Some(EndingResult { token: 13, returned: true, readable_until_ms }));
+    assert_eq!(ending.result, Some(EndingResult { token: 13, returned: true, readable_until_ms, held: Held::Value }));
 
     // A success's value is the caller's: no limit.
     let mut driver = returning();
@@ -347,7 +347,10 @@ fn a_failed_response_returned_at_the_end_is_readable_until_its_attempts_abort_ti
         Ok(Receipt::Accepted)
     );
     let ending = finished(driver.poll_action(40).unwrap());
-    assert_eq!(ending.result, Some(EndingResult { token: 21, returned: true, readable_until_ms: None }));
+    assert_eq!(
+        ending.result,
+        Some(EndingResult { token: 21, returned: true, readable_until_ms: None, held: Held::Value })
+    );
 
     // A raised ending returns nothing: no window either.
     let mut driver = returning();
@@ -355,7 +358,10 @@ fn a_failed_response_returned_at_the_end_is_readable_until_its_attempts_abort_ti
     let refused = Outcome::Application { verdict: crate::Verdict::NotRetryable };
     assert_eq!(driver.handle_result_with_token(40, plan.attempt, refused, 31, Held::Error), Ok(Receipt::Accepted));
     let ending = finished(driver.poll_action(40).unwrap());
-    assert_eq!(ending.result, Some(EndingResult { token: 31, returned: false, readable_until_ms: None }));
+    assert_eq!(
+        ending.result,
+        Some(EndingResult { token: 31, returned: false, readable_until_ms: None, held: Held::Error })
+    );
 }
 
 /// A function's last value rides on the ending that raises (Python's `last_result`): the host of a function is
@@ -387,7 +393,10 @@ fn a_raised_ending_holds_a_functions_last_value_and_a_response_is_released() {
         if returns_responses {
             assert_eq!((ending.result, released), (None, vec![41]));
         } else {
-            assert_eq!(ending.result, Some(EndingResult { token: 41, returned: false, readable_until_ms: None }));
+            assert_eq!(
+                ending.result,
+                Some(EndingResult { token: 41, returned: false, readable_until_ms: None, held: Held::Value })
+            );
             assert_eq!(released, Vec::<u64>::new());
         }
     }
@@ -452,5 +461,25 @@ fn every_token_comes_back_once_before_the_finish_and_an_ending_never_raises_with
                 assert_eq!(back, (0..handed as u64).collect::<Vec<_>>(), "{label}: each token back once");
             }
         }
+    }
+}
+
+/// The ending's hint about an unknown error follows an error the host raised, never a value: a function's value
+/// the caller's `outcomeOfResult` judged ambiguous ends the operation with the ending's words alone.
+#[test]
+fn the_unknown_error_hint_follows_an_error_and_never_a_value() {
+    let ambiguous = Outcome::Application { verdict: crate::Verdict::UNKNOWN_ERROR };
+    let hint = crate::Verdict::unknown_error_hint("outcomeOfError").to_string();
+    for held in [Held::Error, Held::Value] {
+        let mut driver = driver(r#"{"max_attempts": 1}"#);
+        let plan = started(driver.poll_action(0).unwrap());
+        let receipt = driver.handle_result_with_token(10, plan.attempt, ambiguous, 51, held);
+        assert_eq!(receipt, Ok(Receipt::Accepted));
+        let ending = finished(next_after_releases(&mut driver, 10));
+        assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::AttemptsExhausted, .. }));
+        assert_eq!(ending.result.map(|result| (result.token, result.returned, result.held)), Some((51, false, held)));
+        let message = ending.message("op", "k", "outcomeOfError").unwrap().to_string();
+        assert_eq!(message.contains(&hint), held == Held::Error, "{held:?}: {message}");
+        assert!(message.starts_with("retryplan: op: "), "{message}");
     }
 }

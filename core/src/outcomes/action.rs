@@ -126,7 +126,9 @@ impl Ending {
     /// ([`Decision::ending_message_after`] with the last result's outcome):
     /// the ending's words, and the hint naming `error_hook` (the helper's hook
     /// that classifies errors) when the last attempt raised an error nothing
-    /// classified. `operation` names the operation as its helper knows it,
+    /// classified; not when the ending is raised with a value (a value the
+    /// caller's `outcomeOfResult` judged ambiguous: no error to classify).
+    /// `operation` names the operation as its helper knows it,
     /// `idempotency_key` is its key ([`Driver::idempotency_key`](crate::Driver::idempotency_key)).
     /// None for a success.
     ///
@@ -144,7 +146,8 @@ impl Ending {
     #[must_use]
     pub fn message(&self, operation: &str, idempotency_key: &str, error_hook: &str) -> Option<Message> {
         let last_outcome = self.last_result.map(|result| result.outcome);
-        self.decision.ending_message_after(last_outcome, operation, idempotency_key, error_hook)
+        let raised_with = self.result.filter(|result| !result.returned).map(|result| result.held);
+        self.decision.ending_message_after(last_outcome, raised_with, operation, idempotency_key, error_hook)
     }
 }
 
@@ -170,6 +173,12 @@ pub struct EndingResult {
     /// without limit, and a raised ending returns nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub readable_until_ms: Option<u64>,
+    /// What the host handed the result in as: a value or an error. The host
+    /// knows it already, so it is not part of the serialized form (nor the
+    /// driver transcripts); [`Ending::message`] reads it, so that an ending
+    /// raised with a value never carries the hint about an unknown error.
+    #[serde(skip)]
+    pub held: Held,
 }
 
 /// What a host holds under the token of a result it hands in.

@@ -109,7 +109,10 @@ fn tokens_travel_through_the_words() {
     assert_eq!(end[output::ENDING], EndingKind::Succeeded.word() + ENDING_RETURNS);
     assert_eq!((end[output::TOKEN], end[output::DETAIL], end[output::ABORT_AT_MS]), (12, 2, NONE));
     let Action::Finish(ending) = wired.poll_action(200).unwrap() else { panic!() };
-    assert_eq!(ending.result, Some(EndingResult { token: 12, returned: true, readable_until_ms: None }));
+    assert_eq!(
+        ending.result,
+        Some(EndingResult { token: 12, returned: true, readable_until_ms: None, held: Held::Value })
+    );
 }
 
 #[test]
@@ -121,7 +124,7 @@ fn a_failed_response_returned_at_the_end_carries_its_attempts_abort_time() {
     assert_eq!((refused[output::TOKEN], refused[output::ABORT_AT_MS]), (11, start[output::ABORT_AT_MS]));
     let Action::Finish(ending) = wired.poll_action(40).unwrap() else { panic!() };
     let readable_until_ms = Some(start[output::ABORT_AT_MS] as u64);
-    assert_eq!(ending.result, Some(EndingResult { token: 11, returned: true, readable_until_ms }));
+    assert_eq!(ending.result, Some(EndingResult { token: 11, returned: true, readable_until_ms, held: Held::Value }));
 }
 
 #[test]

@@ -8,7 +8,8 @@ import java.io.IOException
  * so the same classes serve every helper. Its message is the core's, the same
  * words in every language ([endingMessage]): the operation, what happened
  * and what to do, and after an error nothing classified (the last outcome
- * [unknownErrorVerdict]) the hint naming `outcomeOfError` ([unknownErrorHint]).
+ * [unknownErrorVerdict]) the hint naming `outcomeOfError` ([unknownErrorHint]);
+ * never after a value ([lastValue]: the hint speaks of an error).
  */
 sealed class OperationFailedException(
     /** The ending decision (`GaveUp`, `Reconcile` or `Restart`). */
@@ -31,7 +32,7 @@ sealed class OperationFailedException(
      * so close it when it holds a resource.
      */
     val lastValue: Any? = null,
-) : IOException(endingMessage(decision, operation, idempotencyKey, lastOutcome) ?: decision.toString(), cause)
+) : IOException(endingMessage(decision, operation, idempotencyKey, lastOutcome, lastValue?.let { Held.VALUE }) ?: decision.toString(), cause)
 
 /** The operation gave up: [reason] says why (`ATTEMPTS_EXHAUSTED`, `DEADLINE_INSUFFICIENT`, ...). */
 class GaveUpException @JvmOverloads constructor(

@@ -95,6 +95,23 @@ class OutcomeOfResultTest {
     }
 
     @Test
+    fun `a value the hook judges ambiguous ends without the hint about an unknown error, which speaks of an error`() {
+        val ambiguous: (String) -> Outcome? = { Outcome.Application(Verdict.AMBIGUOUS) }
+        val suspended = assertThrows(GaveUpException::class.java) {
+            runBlocking { policy().use { policy -> retrying(policy, clock = clock, outcomeOfResult = ambiguous) { "pending" } } }
+        }
+        val blocking = assertThrows(GaveUpException::class.java) {
+            policy().use { policy -> retryingBlocking(policy, clock = clock, outcomeOfResult = ambiguous) { "pending" } }
+        }
+        for (ending in listOf(suspended, blocking)) {
+            assertEquals("pending", ending.lastValue)
+            assertEquals(Outcome.Application(Verdict.AMBIGUOUS), ending.lastOutcome)
+            assertTrue(ending.message!!.startsWith("retryplan: "), ending.message)
+            assertTrue("outcomeOfError" !in ending.message!!, ending.message)
+        }
+    }
+
+    @Test
     fun `the blocking retrying ends the same way, with the last value as lastValue`() {
         val replies = Collections.synchronizedList(mutableListOf<Reply>())
         val ending = assertThrows(GaveUpException::class.java) {
