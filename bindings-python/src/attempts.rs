@@ -18,7 +18,8 @@ use crate::run::{outcome_arg, Ctx, Ended, Meaning, Run, Step};
 /// As a context manager (`with attempt:` in `attempts()`, `async with` in `async_attempts()`): leaving
 /// the block reports success unless `report` was called; an exception is reported through the failure
 /// table and the `outcome_of_error` hook and suppressed (the loop then retries, or raises the typed
-/// ending); an invalid request, a `KeyboardInterrupt` or a cancellation ends the operation and propagates.
+/// ending); an invalid request, misuse of retryplan (a `CallerError` or `ConfigurationError`, such as a
+/// `report` refused), a `KeyboardInterrupt` or a cancellation ends the operation and propagates unchanged.
 #[pyclass(module = "retryplan", subclass)]
 pub(crate) struct Attempt {
     inner: AttemptPlan,
@@ -179,6 +180,12 @@ impl Attempt {
         _traceback: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
         if slf.borrow().reported {
+            // Misuse after the report (a second `report`) ends the operation too, and is raised as it is.
+            let run = slf.borrow().run.clone_ref(slf.py()).into_bound(slf.py());
+            let ctx = Ctx::of(&run);
+            if !exc.is_none() && ctx.is_raised_again(exc)? {
+                return Err(ctx.raised_again(exc));
+            }
             return Ok(false);
         }
         let (plan, run) = Attempt::reporting(slf)?;

@@ -1,0 +1,81 @@
+"""Defects a new user hits first (issue 23): misuse raised at once as typed errors, options refused up front."""
+
+import asyncio
+from typing import List
+
+import pytest
+
+import retryplan
+from retryplan import ArgumentTypeError, GaveUpError, GiveUpReason, Outcome, Policy, Stats
+
+POLICY = Policy(max_attempts=3, jitter={"kind": "none"}, backoff={"base_ms": 1, "cap_ms": 1})
+
+
+def no_sleep(seconds: float) -> None:
+    pass
+
+
+async def no_async_sleep(seconds: float) -> None:
+    pass
+
+
+# 1. misuse inside `with attempt:` is no attempt's outcome: the operation is cancelled, the error raised unchanged
+
+
+def test_misuse_inside_with_attempt_cancels_and_is_raised_unchanged() -> None:
+    stats, started = Stats(), []
+    with pytest.raises(ArgumentTypeError) as raised:
+        for attempt in retryplan.attempts(POLICY, seed=1, stats=stats, sleep=no_sleep):
+            started.append(attempt.attempt)
+            with attempt:
+                attempt.report("success")  # type: ignore[arg-type]
+    assert started == [1], "misuse was retried as a failed attempt"
+    assert raised.value.field == "outcome" and raised.value.__cause__ is None
+    assert stats.gave_up[GiveUpReason.CANCELLED] == 1
+
+
+def test_misuse_inside_async_with_attempt_cancels_and_is_raised_unchanged() -> None:
+    stats, started = Stats(), []
+
+    async def main() -> None:
+        async for attempt in retryplan.async_attempts(POLICY, seed=1, stats=stats, sleep=no_async_sleep):
+            started.append(attempt.attempt)
+            async with attempt:
+                attempt.report("success")  # type: ignore[arg-type]
+
+    with pytest.raises(ArgumentTypeError):
+        asyncio.run(main())
+    assert started == [1] and stats.gave_up[GiveUpReason.CANCELLED] == 1
+
+
+def test_misuse_under_retry_is_raised_at_once() -> None:
+    calls: List[int] = []
+
+    @retryplan.retry(POLICY, seed=1, sleep=no_sleep)
+    def misused() -> None:
+        calls.append(1)
+        Outcome.failure("bogus")
+
+    with pytest.raises(retryplan.InvalidArgumentError):
+        misused()
+    assert calls == [1]
+
+
+def test_a_nested_operations_ending_and_the_users_errors_are_still_outcomes() -> None:
+    inner = Policy(max_attempts=1)
+
+    @retryplan.retry(inner, seed=1)
+    def nested() -> None:
+        raise ConnectionResetError()
+
+    started = []
+    with pytest.raises(GaveUpError) as raised:
+        for attempt in retryplan.attempts(POLICY, seed=2, sleep=no_sleep):
+            started.append(attempt.attempt)
+            with attempt:
+                nested()
+    assert started == [1, 2, 3] and isinstance(raised.value.cause, GaveUpError)
+    with pytest.raises(GaveUpError):
+        for attempt in retryplan.attempts(POLICY, seed=2, sleep=no_sleep):
+            with attempt:
+                raise ValueError("the user's own")
