@@ -141,15 +141,20 @@ impl Attempt {
         action_to_py(py, Action::StartAttempt(self.inner))
     }
 
-    /// Reports this attempt's outcome; True when the driver accepted it (False: it was late).
-    #[pyo3(signature = (outcome, *, result = None, exception = None))]
+    /// Reports this attempt's outcome (None, the default: a success), with what it returned (`result`) or
+    /// raised (`exception`); True when the driver accepted it (False: it was late).
+    #[pyo3(signature = (outcome = None, *, result = None, exception = None))]
     fn report(
         slf: &Bound<'_, Self>,
-        outcome: &Bound<'_, PyAny>,
+        outcome: Option<&Bound<'_, PyAny>>,
         result: Option<Py<PyAny>>,
         exception: Option<Py<PyAny>>,
     ) -> PyResult<bool> {
-        let outcome = Meaning::Outcome(outcome_arg(outcome, Outcome::Success)?);
+        let outcome = match outcome {
+            Some(outcome) => outcome_arg(outcome, Outcome::Success)?,
+            None => Outcome::Success,
+        };
+        let outcome = Meaning::Outcome(outcome);
         let (plan, run) = Attempt::reporting(slf)?;
         let (object, held) = match exception {
             Some(exception) => (Some(exception), Held::Error),

@@ -79,3 +79,15 @@ def test_a_nested_operations_ending_and_the_users_errors_are_still_outcomes() ->
         for attempt in retryplan.attempts(POLICY, seed=2, sleep=no_sleep):
             with attempt:
                 raise ValueError("the user's own")
+
+
+# 2. `attempt.report()` without an outcome is a success, as the root README's `attempt.report(result=...)` is
+
+
+def test_report_without_an_outcome_is_a_success_with_its_result() -> None:
+    for attempt in retryplan.attempts(POLICY, seed=1):
+        assert attempt.report(result="done") is True
+    for attempt in retryplan.attempts(POLICY, seed=1):
+        assert attempt.report() is True
+    for attempt in retryplan.attempts(POLICY, seed=1):
+        assert attempt.report(None, result="done") is True and attempt.reported
