@@ -4,7 +4,7 @@
 
 use std::ops::ControlFlow;
 
-use pyo3::exceptions::{PyException, PyRuntimeError};
+use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use retryplan::{Action, AttemptPlan, Ending, Held, Outcome};
 
@@ -40,15 +40,29 @@ impl Attempt {
     /// Marks the attempt reported, or says why it cannot report.
     fn reporting<'py>(slf: &Bound<'py, Self>) -> PyResult<(AttemptPlan, Bound<'py, Run>)> {
         let mut attempt = slf.borrow_mut();
+        let (py, number) = (slf.py(), attempt.inner.attempt);
         if !attempt.in_loop {
-            return Err(PyRuntimeError::new_err("under @retry an attempt reports itself: return a value or raise"));
+            let message = format!("attempt {number}: under @retry an attempt reports itself: return a value or raise");
+            return Err(misuse(py, "AttemptMisuseError", message, number));
         }
         if attempt.reported {
-            return Err(PyRuntimeError::new_err(format!("attempt {} was already reported", attempt.inner.attempt)));
+            return Err(misuse(py, "AttemptNotRunningError", format!("attempt {number} was already reported"), number));
         }
         attempt.reported = true;
         Ok((attempt.inner, attempt.run.bind(slf.py()).clone()))
     }
+}
+
+/// Misuse of an attempt: `retryplan._errors.<class>(message, attempt=number)`, a `CallerError` and a
+/// `RuntimeError` (`AttemptNotRunningError`'s `running` is empty: one attempt at a time, none runs after it).
+fn misuse(py: Python<'_>, class: &str, message: String, number: u32) -> PyErr {
+    let raised = || -> PyResult<PyErr> {
+        let fields = pyo3::types::PyDict::new(py);
+        fields.set_item("attempt", number)?;
+        let class = py.import("retryplan._errors")?.getattr(class)?;
+        Ok(PyErr::from_value(class.call((message,), Some(&fields))?))
+    };
+    raised().unwrap_or_else(|error| error)
 }
 
 fn idempotency_key(py: Python<'_>, run: &Py<Run>) -> String {
@@ -241,7 +255,7 @@ impl Attempts {
                 let number = attempt.inner.attempt;
                 let message =
                     format!("attempt {number} ended without an outcome: use `with attempt:` or attempt.report(...)");
-                return Err(PyRuntimeError::new_err(message));
+                return Err(misuse(py, "AttemptMisuseError", message, number));
             }
         }
         Ok(self.run.borrow_mut(py).pending.take())

@@ -91,3 +91,52 @@ def test_report_without_an_outcome_is_a_success_with_its_result() -> None:
         assert attempt.report() is True
     for attempt in retryplan.attempts(POLICY, seed=1):
         assert attempt.report(None, result="done") is True and attempt.reported
+
+
+# 3. loop misuse is a typed error (code, blame), still a RuntimeError
+
+
+def test_an_attempt_reported_twice_is_attempt_not_running() -> None:
+    for attempt in retryplan.attempts(POLICY, seed=1):
+        attempt.report()
+        with pytest.raises(retryplan.AttemptNotRunningError) as raised:
+            attempt.report()
+    error = raised.value
+    assert isinstance(error, RuntimeError) and (error.code, error.blame) == ("attempt_not_running", "caller")
+    assert (error.attempt, error.running) == (1, []) and "already reported" in str(error)
+
+
+def test_a_second_report_inside_with_attempt_cancels_and_is_raised() -> None:
+    stats = Stats()
+    with pytest.raises(retryplan.AttemptNotRunningError):
+        for attempt in retryplan.attempts(POLICY, seed=1, stats=stats, sleep=no_sleep):
+            with attempt:
+                attempt.report(Outcome.http_status(503))
+                attempt.report(Outcome.http_status(503))
+    assert stats.gave_up[GiveUpReason.CANCELLED] == 1
+
+
+def test_an_attempt_left_without_an_outcome_is_attempt_misuse() -> None:
+    loop = retryplan.attempts(POLICY, seed=1)
+    next(loop)
+    with pytest.raises(retryplan.AttemptMisuseError) as raised:
+        next(loop)
+    error = raised.value
+    assert isinstance(error, RuntimeError) and isinstance(error, retryplan.CallerError)
+    assert (error.code, error.blame, error.attempt) == ("attempt_misuse", "caller", 1)
+    assert "without an outcome" in str(error)
+
+
+def test_an_attempt_under_retry_cannot_report() -> None:
+    calls: List[int] = []
+
+    @retryplan.retry(POLICY, seed=1, sleep=no_sleep)
+    def reports() -> None:
+        calls.append(1)
+        attempt = retryplan.current_attempt()
+        assert attempt is not None
+        attempt.report()
+
+    with pytest.raises(retryplan.AttemptMisuseError, match="under @retry") as raised:
+        reports()
+    assert calls == [1] and isinstance(raised.value, RuntimeError) and raised.value.blame == "caller"
