@@ -140,3 +140,16 @@ def test_an_attempt_under_retry_cannot_report() -> None:
     with pytest.raises(retryplan.AttemptMisuseError, match="under @retry") as raised:
         reports()
     assert calls == [1] and isinstance(raised.value, RuntimeError) and raised.value.blame == "caller"
+
+
+# 4. an attempt loop has no `outcome_of_result`: it reports each outcome itself
+
+
+@pytest.mark.parametrize("loop", ["attempts", "async_attempts"])
+def test_an_attempt_loop_refuses_outcome_of_result(loop: str) -> None:
+    def hook(value: object) -> None:
+        raise AssertionError("never called")
+
+    with pytest.raises(ArgumentTypeError, match="is not an option of this helper") as raised:
+        getattr(retryplan, loop)(POLICY, outcome_of_result=hook)
+    assert raised.value.field == "outcome_of_result"

@@ -133,6 +133,6 @@ def attempts(
     ``deadline`` is a caller deadline on ``clock`` (seconds); ``sleep`` waits between attempts. The other
     options (``outcome_of_error``, ``on_discard``, ``on_decision``, ``logger``, ``stats``, ``clock``, ``seed``,
     ``name``, ``dependency``, ``sequential_attempts``) are :func:`retry`'s (``on_discard`` receives the
-    ``result=`` of a report the core drops).
+    ``result=`` of a report the core drops); ``outcome_of_result`` is refused: the loop reports each outcome.
     """
     return Attempts(loop_run(policy, idempotency_key, deadline, options), sleep)

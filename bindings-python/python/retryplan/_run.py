@@ -132,10 +132,7 @@ class Config:
         if on_discard is not None and dispose is not None:  # an HTTP helper closes the responses it drops itself
             unknown["on_discard"] = on_discard
         if unknown:  # a helper hands its options on as given: one it does not have is named here
-            from ._errors import ArgumentTypeError
-
-            name, rule = next(iter(unknown)), "is not an option of this helper"
-            raise ArgumentTypeError(f"invalid argument `{name}`: {rule}", field=name, rule=rule)
+            _not_an_option(next(iter(unknown)))
         if outcome_of_exception is not None:
             import warnings
 
@@ -183,6 +180,8 @@ _ENOUGH_LOOPS = 64
 def loop_run(policy: Policy, idempotency_key: Optional[str], deadline: Optional[float], options: LoopOptions) -> Run:
     """One operation of an attempt loop (``attempts()`` and ``async_attempts()``). Its settings are checked once
     per set of arguments and kept while in use (a Config holds every object its key names by id)."""
+    if "outcome_of_result" in options:  # an attempt loop reports each outcome itself: it reads no returned value
+        _not_an_option("outcome_of_result")
     key = (id(policy), *[(name, id(value)) for name, value in options.items()])
     config = _LOOPS.get(key) if "outcome_of_exception" not in options else None  # the deprecated name warns every time
     if config is None:
@@ -192,6 +191,14 @@ def loop_run(policy: Policy, idempotency_key: Optional[str], deadline: Optional[
         _LOOPS[key] = config
     given = {"idempotency_key": idempotency_key, "deadline": deadline}
     return Run(config.native, None if idempotency_key is None and deadline is None else given)
+
+
+def _not_an_option(name: str) -> None:
+    """Raises ArgumentTypeError naming ``name``, an option the helper it was handed to does not have."""
+    from ._errors import ArgumentTypeError
+
+    rule = "is not an option of this helper"
+    raise ArgumentTypeError(f"invalid argument `{name}`: {rule}", field=name, rule=rule)
 
 
 def _check_types(**given: Tuple[Any, Optional[type], str]) -> None:
