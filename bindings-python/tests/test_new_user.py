@@ -1,7 +1,7 @@
 """Defects a new user hits first (issue 23): misuse raised at once as typed errors, options refused up front."""
 
 import asyncio
-from typing import List
+from typing import Any, List
 
 import pytest
 
@@ -153,3 +153,52 @@ def test_an_attempt_loop_refuses_outcome_of_result(loop: str) -> None:
     with pytest.raises(ArgumentTypeError, match="is not an option of this helper") as raised:
         getattr(retryplan, loop)(POLICY, outcome_of_result=hook)
     assert raised.value.field == "outcome_of_result"
+
+
+# 5. httpx: a per-request option that is not one is refused, naming it, before anything is sent
+
+
+def _sent_to(sent: List[Any]) -> Any:
+    import httpx
+
+    def handler(request: Any) -> Any:
+        sent.append(request)
+        return httpx.Response(503)
+
+    return handler
+
+
+@pytest.mark.parametrize("key", ["deadline_ms", "idempotnet"])
+def test_httpx_refuses_an_unknown_per_request_option(key: str) -> None:
+    import httpx
+
+    from retryplan.httpx import AsyncRetryTransport, RetryTransport
+
+    sent: List[Any] = []
+    client = httpx.Client(transport=RetryTransport(httpx.MockTransport(_sent_to(sent)), policy=POLICY, sleep=no_sleep))
+    with pytest.raises(ArgumentTypeError, match="is not an option of this helper") as raised:
+        client.post("http://example.test/", extensions={"retryplan": {key: 5}})
+    assert raised.value.field == key and sent == []
+
+    async def main() -> None:
+        transport = AsyncRetryTransport(httpx.MockTransport(_sent_to(sent)), policy=POLICY)
+        async with httpx.AsyncClient(transport=transport) as client:
+            await client.get("http://example.test/", extensions={"retryplan": {key: 5}})
+
+    with pytest.raises(ArgumentTypeError) as raised:
+        asyncio.run(main())
+    assert raised.value.field == key and sent == []
+
+
+def test_httpx_refuses_per_request_options_that_are_not_a_dict() -> None:
+    import httpx
+
+    from retryplan.httpx import RetryTransport
+
+    sent: List[Any] = []
+    client = httpx.Client(transport=RetryTransport(httpx.MockTransport(_sent_to(sent)), policy=POLICY, sleep=no_sleep))
+    with pytest.raises(ArgumentTypeError, match="must be a dict") as raised:
+        client.get("http://example.test/", extensions={"retryplan": 5})
+    assert raised.value.field == 'extensions["retryplan"]' and sent == []
+    response = client.get("http://example.test/", extensions={"retryplan": {"idempotent": True}})
+    assert response.status_code == 503 and len(sent) == 3

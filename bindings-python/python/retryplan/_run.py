@@ -193,11 +193,10 @@ def loop_run(policy: Policy, idempotency_key: Optional[str], deadline: Optional[
     return Run(config.native, None if idempotency_key is None and deadline is None else given)
 
 
-def _not_an_option(name: str) -> None:
+def _not_an_option(name: str, rule: str = "is not an option of this helper") -> None:
     """Raises ArgumentTypeError naming ``name``, an option the helper it was handed to does not have."""
     from ._errors import ArgumentTypeError
 
-    rule = "is not an option of this helper"
     raise ArgumentTypeError(f"invalid argument `{name}`: {rule}", field=name, rule=rule)
 
 
