@@ -202,3 +202,15 @@ def test_httpx_refuses_per_request_options_that_are_not_a_dict() -> None:
     assert raised.value.field == 'extensions["retryplan"]' and sent == []
     response = client.get("http://example.test/", extensions={"retryplan": {"idempotent": True}})
     assert response.status_code == 503 and len(sent) == 3
+
+
+# 6. a `transport=` that is not one is refused when the transport is made, not inside the first attempt
+
+
+@pytest.mark.parametrize("helper", ["RetryTransport", "AsyncRetryTransport"])
+def test_httpx_refuses_a_transport_that_is_not_one(helper: str) -> None:
+    import retryplan.httpx
+
+    with pytest.raises(ArgumentTypeError, match="httpx") as raised:
+        getattr(retryplan.httpx, helper)(policy=POLICY, transport=1)
+    assert raised.value.field == "transport"

@@ -205,10 +205,15 @@ def _check_types(**given: Tuple[Any, Optional[type], str]) -> None:
     a None type: any callable)."""
     for name, (value, kind, words) in given.items():
         if value is not None and not (isinstance(value, kind) if kind is not None else callable(value)):
-            from ._errors import ArgumentTypeError
+            _wrong_type(name, value, words)
 
-            message = f"invalid argument `{name}`: must be {words}, got {type(value).__name__}"
-            raise ArgumentTypeError(message, field=name, rule=f"must be {words}")
+
+def _wrong_type(name: str, value: Any, words: str) -> None:
+    """Raises ArgumentTypeError (a TypeError) naming ``name``, whose ``value`` is not ``words``."""
+    from ._errors import ArgumentTypeError
+
+    message = f"invalid argument `{name}`: must be {words}, got {type(value).__name__}"
+    raise ArgumentTypeError(message, field=name, rule=f"must be {words}")
 
 
 def observed(run: Run) -> None:

@@ -51,7 +51,7 @@ import httpx
 from ._http import Client, HttpHelper, blocking, close_returned, shut, within
 from ._native import Attempt
 from ._redirects import Hop
-from ._run import _check_types, _not_an_option
+from ._run import _check_types, _not_an_option, _wrong_type
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -153,6 +153,16 @@ def _start(http: HttpHelper, request: httpx.Request) -> Run:
     return run
 
 
+def _wrapped(transport: Any, method: str, words: str, default: Callable[[], Any]) -> Any:
+    """The transport given to wrap (None: a ``default()``), refused naming ``transport`` unless it has ``method``:
+    found only inside the first attempt, it was an attempt's failure (a POST ended "the write may have happened")."""
+    if transport is None:
+        return default()
+    if not callable(getattr(transport, method, None)):
+        _wrong_type("transport", transport, f"{words} (with {method})")
+    return transport
+
+
 def _request_options(options: Any) -> Dict[str, Any]:
     """The request's ``extensions["retryplan"]`` (None: none), refused naming a key that is not one of its options
     or a value that is not a mapping of them."""
@@ -200,7 +210,7 @@ class RetryTransport(httpx.BaseTransport):
         self.http = HttpHelper(
             _Responses(), policy=policy, sequential=True, sequential_attempts=sequential_attempts, **options
         )
-        self.transport = transport if transport is not None else httpx.HTTPTransport()
+        self.transport = _wrapped(transport, "handle_request", "an httpx.BaseTransport", httpx.HTTPTransport)
         self.sleep = sleep
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -238,7 +248,8 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
     ) -> None:
         self.responses = _AsyncResponses()
         self.http = HttpHelper(self.responses, policy=policy, **options)
-        self.transport = transport if transport is not None else httpx.AsyncHTTPTransport()
+        words = "an httpx.AsyncBaseTransport"
+        self.transport = _wrapped(transport, "handle_async_request", words, httpx.AsyncHTTPTransport)
         self.sleep = sleep
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
