@@ -214,3 +214,48 @@ def test_httpx_refuses_a_transport_that_is_not_one(helper: str) -> None:
     with pytest.raises(ArgumentTypeError, match="httpx") as raised:
         getattr(retryplan.httpx, helper)(policy=POLICY, transport=1)
     assert raised.value.field == "transport"
+
+
+# 7. options of the wrong type that failed only mid-run are refused when the helper is made
+
+
+def _helpers_given(**wrong: Any) -> Any:
+    import retryplan.httpx
+    import retryplan.requests
+
+    return {
+        "retry": lambda: retryplan.retry(POLICY, **wrong)(lambda: None),
+        "attempts": lambda: retryplan.attempts(POLICY, **wrong),
+        "async_attempts": lambda: retryplan.async_attempts(POLICY, **wrong),
+        "RetryTransport": lambda: retryplan.httpx.RetryTransport(policy=POLICY, **wrong),
+        "AsyncRetryTransport": lambda: retryplan.httpx.AsyncRetryTransport(policy=POLICY, **wrong),
+        "RetryAdapter": lambda: retryplan.requests.RetryAdapter(policy=POLICY, **wrong),
+    }
+
+
+HELPERS = ["retry", "attempts", "async_attempts", "RetryTransport", "AsyncRetryTransport", "RetryAdapter"]
+
+
+@pytest.mark.parametrize("option", ["sleep", "logger"])
+@pytest.mark.parametrize("helper", HELPERS)
+def test_every_helper_refuses_a_sleep_or_logger_of_the_wrong_type(helper: str, option: str) -> None:
+    if helper in ("attempts", "async_attempts") and option == "logger":
+        retryplan._run._LOOPS.clear()  # checked once per set of arguments
+    with pytest.raises(ArgumentTypeError, match="must be") as raised:
+        _helpers_given(**{option: 1})[helper]()
+    assert raised.value.field == option
+
+
+@pytest.mark.parametrize("helper", ["RetryTransport", "AsyncRetryTransport", "RetryAdapter"])
+def test_an_http_helper_refuses_a_wall_clock_of_the_wrong_type(helper: str) -> None:
+    with pytest.raises(ArgumentTypeError, match="Unix time") as raised:
+        _helpers_given(wall_clock=1)[helper]()
+    assert raised.value.field == "wall_clock"
+
+
+def test_a_logger_adapter_and_a_default_sleep_are_fine() -> None:
+    import logging
+
+    adapter = logging.LoggerAdapter(logging.getLogger("retryplan.test"), {})
+    for make in _helpers_given(logger=adapter).values():
+        make()

@@ -84,6 +84,7 @@ def retry(
             dependency=dependency,
             sequential=not is_async,
             sequential_attempts=sequential_attempts,
+            sleep=sleep,
         ).check()
         if is_async:
             from ._async import wrap_coroutine_function
@@ -135,4 +136,4 @@ def attempts(
     ``name``, ``dependency``, ``sequential_attempts``) are :func:`retry`'s (``on_discard`` receives the
     ``result=`` of a report the core drops); ``outcome_of_result`` is refused: the loop reports each outcome.
     """
-    return Attempts(loop_run(policy, idempotency_key, deadline, options), sleep)
+    return Attempts(loop_run(policy, idempotency_key, deadline, sleep, options), sleep)

@@ -51,7 +51,7 @@ import httpx
 from ._http import Client, HttpHelper, blocking, close_returned, shut, within
 from ._native import Attempt
 from ._redirects import Hop
-from ._run import _check_types, _not_an_option, _wrong_type
+from ._run import _check_types, _not_an_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -158,8 +158,7 @@ def _wrapped(transport: Any, method: str, words: str, default: Callable[[], Any]
     found only inside the first attempt, it was an attempt's failure (a POST ended "the write may have happened")."""
     if transport is None:
         return default()
-    if not callable(getattr(transport, method, None)):
-        _wrong_type("transport", transport, f"{words} (with {method})")
+    _check_types(transport=(transport, method, f"{words} (with {method})"))
     return transport
 
 
@@ -208,7 +207,12 @@ class RetryTransport(httpx.BaseTransport):
         **options: Unpack[HttpOptions],
     ) -> None:
         self.http = HttpHelper(
-            _Responses(), policy=policy, sequential=True, sequential_attempts=sequential_attempts, **options
+            _Responses(),
+            policy=policy,
+            sequential=True,
+            sequential_attempts=sequential_attempts,
+            sleep=sleep,
+            **options,
         )
         self.transport = _wrapped(transport, "handle_request", "an httpx.BaseTransport", httpx.HTTPTransport)
         self.sleep = sleep
@@ -247,7 +251,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         **options: Unpack[HttpOptions],
     ) -> None:
         self.responses = _AsyncResponses()
-        self.http = HttpHelper(self.responses, policy=policy, **options)
+        self.http = HttpHelper(self.responses, policy=policy, sleep=sleep, **options)
         words = "an httpx.AsyncBaseTransport"
         self.transport = _wrapped(transport, "handle_async_request", words, httpx.AsyncHTTPTransport)
         self.sleep = sleep
