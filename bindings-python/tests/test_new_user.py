@@ -259,3 +259,22 @@ def test_a_logger_adapter_and_a_default_sleep_are_fine() -> None:
     adapter = logging.LoggerAdapter(logging.getLogger("retryplan.test"), {})
     for make in _helpers_given(logger=adapter).values():
         make()
+
+
+# 8. a time past 2^53-1 ms is refused by every function, as the README says and JS does
+
+
+@pytest.mark.parametrize(
+    "field, call",
+    [
+        ("deadline_ms", lambda: retryplan.explain(POLICY, 2**64 - 1)),
+        ("deadline_ms", lambda: retryplan.explain(POLICY, 2**53)),
+        ("first_attempt_at_ms", lambda: retryplan.explain(POLICY, 1000, first_attempt_at_ms=2**60)),
+        ("total_timeout_ms", lambda: retryplan._native.policy_from_urllib3({}, 2**53)),
+    ],
+)
+def test_a_time_past_the_safe_integers_is_refused(field: str, call: Any) -> None:
+    with pytest.raises(retryplan.InvalidArgumentError) as raised:
+        call()
+    assert raised.value.field == field
+    retryplan.explain(POLICY, 2**53 - 1, first_attempt_at_ms=0)
