@@ -278,3 +278,20 @@ def test_a_time_past_the_safe_integers_is_refused(field: str, call: Any) -> None
         call()
     assert raised.value.field == field
     retryplan.explain(POLICY, 2**53 - 1, first_attempt_at_ms=0)
+
+
+# 9. an anonymous function's operation is named `operation` in its ending, as in JS and Kotlin
+
+
+def test_a_lambdas_operation_is_named_operation_and_a_functions_by_its_qualname() -> None:
+    never = Outcome.application("not_retryable")
+    with pytest.raises(GaveUpError) as raised:
+        retryplan.retry(POLICY, seed=1, outcome_of_error=lambda error: never)(lambda: 1 / 0)()
+    assert str(raised.value).startswith("retryplan: operation: ") and "<lambda>" not in str(raised.value)
+
+    def divide() -> float:
+        return 1 / 0
+
+    with pytest.raises(GaveUpError) as raised:
+        retryplan.retry(POLICY, seed=1, outcome_of_error=lambda error: never)(divide)()
+    assert str(raised.value).startswith(f"retryplan: {divide.__qualname__}: ")

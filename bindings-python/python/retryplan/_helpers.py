@@ -67,7 +67,7 @@ def retry(
     """
 
     def decorate(fn: F) -> F:
-        label = name or str(getattr(fn, "__qualname__", "operation"))
+        label = name or _operation_name(fn)
         is_async = _is_coroutine_function(fn)
         config = Config(
             policy,
@@ -101,6 +101,12 @@ def retry(
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def _operation_name(fn: Any) -> str:
+    """A function's qualified name; ``operation`` for an anonymous one (a lambda), as JS and Kotlin name it."""
+    qualname = str(getattr(fn, "__qualname__", "operation"))
+    return "operation" if qualname.endswith("<lambda>") else qualname
 
 
 def _is_coroutine_function(fn: Any) -> bool:
