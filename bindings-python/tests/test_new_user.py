@@ -295,3 +295,15 @@ def test_a_lambdas_operation_is_named_operation_and_a_functions_by_its_qualname(
     with pytest.raises(GaveUpError) as raised:
         retryplan.retry(POLICY, seed=1, outcome_of_error=lambda error: never)(divide)()
     assert str(raised.value).startswith(f"retryplan: {divide.__qualname__}: ")
+
+
+# 10. the deprecated alias last_exception warns, as last_result does
+
+
+def test_last_exception_is_deprecated_and_warns() -> None:
+    with pytest.raises(GaveUpError) as raised:
+        for attempt in retryplan.attempts(Policy(max_attempts=1), seed=1):
+            with attempt:
+                raise ConnectionResetError()
+    with pytest.warns(DeprecationWarning, match="renamed OperationFailedError.cause"):
+        assert raised.value.last_exception is raised.value.cause

@@ -149,6 +149,13 @@ class OperationFailedError(RetryplanError):
     @property
     def last_exception(self) -> Optional[BaseException]:
         """Deprecated alias of :attr:`cause` (kept for one release)."""
+        import warnings
+
+        warnings.warn(
+            "OperationFailedError.last_exception is renamed OperationFailedError.cause",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.cause
 
 
