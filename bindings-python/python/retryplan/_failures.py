@@ -14,9 +14,10 @@ ends the operation (``cancelled``) and rethrows it unchanged. So is misuse of
 retryplan itself (a :class:`~retryplan.CallerError` or
 :class:`~retryplan.ConfigurationError`, such as ``attempt.report("success")``
 inside ``with attempt:``): it is no attempt's outcome. A nested operation's
-typed ending (an ``OperationFailedError``) is an attempt's error like any other. Anything the table does not know is ``None``: the
-helper's ``outcome_of_error`` hook decides, by default the core's verdict for
-an unknown error, ``ambiguous`` (``UNKNOWN_ERROR_VERDICT``).
+typed ending (an ``OperationFailedError``) is an attempt's error like any
+other. Anything the table does not know is ``None``: the helper's
+``outcome_of_error`` hook decides, by default the core's verdict for an
+unknown error, ``ambiguous`` (``UNKNOWN_ERROR_VERDICT``).
 """
 
 from __future__ import annotations
