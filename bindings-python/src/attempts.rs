@@ -4,7 +4,7 @@
 
 use std::ops::ControlFlow;
 
-use pyo3::exceptions::{PyException, PyRuntimeError};
+use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use retryplan::{Action, AttemptPlan, Ending, Held, Outcome};
 
@@ -18,7 +18,8 @@ use crate::run::{outcome_arg, Ctx, Ended, Meaning, Run, Step};
 /// As a context manager (`with attempt:` in `attempts()`, `async with` in `async_attempts()`): leaving
 /// the block reports success unless `report` was called; an exception is reported through the failure
 /// table and the `outcome_of_error` hook and suppressed (the loop then retries, or raises the typed
-/// ending); an invalid request, a `KeyboardInterrupt` or a cancellation ends the operation and propagates.
+/// ending); an invalid request, misuse of retryplan (a `CallerError` or `ConfigurationError`, such as a
+/// `report` refused), a `KeyboardInterrupt` or a cancellation ends the operation and propagates unchanged.
 #[pyclass(module = "retryplan", subclass)]
 pub(crate) struct Attempt {
     inner: AttemptPlan,
@@ -39,15 +40,29 @@ impl Attempt {
     /// Marks the attempt reported, or says why it cannot report.
     fn reporting<'py>(slf: &Bound<'py, Self>) -> PyResult<(AttemptPlan, Bound<'py, Run>)> {
         let mut attempt = slf.borrow_mut();
+        let (py, number) = (slf.py(), attempt.inner.attempt);
         if !attempt.in_loop {
-            return Err(PyRuntimeError::new_err("under @retry an attempt reports itself: return a value or raise"));
+            let message = format!("attempt {number}: under @retry an attempt reports itself: return a value or raise");
+            return Err(misuse(py, "AttemptMisuseError", message, number));
         }
         if attempt.reported {
-            return Err(PyRuntimeError::new_err(format!("attempt {} was already reported", attempt.inner.attempt)));
+            return Err(misuse(py, "AttemptNotRunningError", format!("attempt {number} was already reported"), number));
         }
         attempt.reported = true;
         Ok((attempt.inner, attempt.run.bind(slf.py()).clone()))
     }
+}
+
+/// Misuse of an attempt: `retryplan._errors.<class>(message, attempt=number)`, a `CallerError` and a
+/// `RuntimeError` (`AttemptNotRunningError`'s `running` is empty: one attempt at a time, none runs after it).
+fn misuse(py: Python<'_>, class: &str, message: String, number: u32) -> PyErr {
+    let raised = || -> PyResult<PyErr> {
+        let fields = pyo3::types::PyDict::new(py);
+        fields.set_item("attempt", number)?;
+        let class = py.import("retryplan._errors")?.getattr(class)?;
+        Ok(PyErr::from_value(class.call((message,), Some(&fields))?))
+    };
+    raised().unwrap_or_else(|error| error)
 }
 
 fn idempotency_key(py: Python<'_>, run: &Py<Run>) -> String {
@@ -140,15 +155,20 @@ impl Attempt {
         action_to_py(py, Action::StartAttempt(self.inner))
     }
 
-    /// Reports this attempt's outcome; True when the driver accepted it (False: it was late).
-    #[pyo3(signature = (outcome, *, result = None, exception = None))]
+    /// Reports this attempt's outcome (None, the default: a success), with what it returned (`result`) or
+    /// raised (`exception`); True when the driver accepted it (False: it was late).
+    #[pyo3(signature = (outcome = None, *, result = None, exception = None))]
     fn report(
         slf: &Bound<'_, Self>,
-        outcome: &Bound<'_, PyAny>,
+        outcome: Option<&Bound<'_, PyAny>>,
         result: Option<Py<PyAny>>,
         exception: Option<Py<PyAny>>,
     ) -> PyResult<bool> {
-        let outcome = Meaning::Outcome(outcome_arg(outcome, Outcome::Success)?);
+        let outcome = match outcome {
+            Some(outcome) => outcome_arg(outcome, Outcome::Success)?,
+            None => Outcome::Success,
+        };
+        let outcome = Meaning::Outcome(outcome);
         let (plan, run) = Attempt::reporting(slf)?;
         let (object, held) = match exception {
             Some(exception) => (Some(exception), Held::Error),
@@ -179,6 +199,12 @@ impl Attempt {
         _traceback: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
         if slf.borrow().reported {
+            // Misuse after the report (a second `report`) ends the operation too, and is raised as it is.
+            let run = slf.borrow().run.clone_ref(slf.py()).into_bound(slf.py());
+            let ctx = Ctx::of(&run);
+            if !exc.is_none() && ctx.is_raised_again(exc)? {
+                return Err(ctx.raised_again(exc));
+            }
             return Ok(false);
         }
         let (plan, run) = Attempt::reporting(slf)?;
@@ -229,7 +255,7 @@ impl Attempts {
                 let number = attempt.inner.attempt;
                 let message =
                     format!("attempt {number} ended without an outcome: use `with attempt:` or attempt.report(...)");
-                return Err(PyRuntimeError::new_err(message));
+                return Err(misuse(py, "AttemptMisuseError", message, number));
             }
         }
         Ok(self.run.borrow_mut(py).pending.take())

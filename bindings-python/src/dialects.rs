@@ -10,7 +10,7 @@ use retryplan::dialects::grpc;
 use retryplan::dialects::urllib3;
 use retryplan::{Dependency, Policy};
 
-use crate::args::{str_arg, u32_arg, u64_arg, Arg};
+use crate::args::{ms_arg, str_arg, u32_arg, Arg};
 use crate::controls::PyDependency;
 use crate::data::from_py;
 use crate::fault::Res;
@@ -23,7 +23,7 @@ use crate::policy::PyPolicy;
 #[pyfunction]
 #[pyo3(signature = (retry, total_timeout_ms = None))]
 pub(crate) fn policy_from_urllib3(retry: &Bound<'_, PyAny>, total_timeout_ms: Arg) -> Res<PyPolicy> {
-    let total_timeout_ms = total_timeout_ms.map(|ms| u64_arg("total_timeout_ms", ms)).transpose()?;
+    let total_timeout_ms = total_timeout_ms.map(|ms| ms_arg("total_timeout_ms", ms)).transpose()?;
     let retry = urllib3::Urllib3Retry::from_value(&from_py(retry, ConfigKind::Urllib3Retry)?)?;
     Ok(PyPolicy::from(Policy::new(&urllib3::policy_from_urllib3(&retry, total_timeout_ms)?)?))
 }

@@ -296,25 +296,41 @@ impl<'a, 'py> Ctx<'a, 'py> {
     }
 
     /// What an attempt's error means: the failure table, else the hook, else the core's verdict for an
-    /// unknown error (`ambiguous`). An invalid
-    /// request (a bad URL or header) ends the operation and is raised again unchanged.
+    /// unknown error (`ambiguous`). An invalid request (a bad URL or header) or misuse of retryplan ends the
+    /// operation and is raised again unchanged (`is_raised_again`).
     pub(crate) fn outcome_of(&self, error: &Bound<'py, PyAny>) -> PyResult<Meaning> {
-        let (py, shared) = (self.py, self.s().shared);
-        let meaning = match shared.known.bind(py).get_item(error.get_type())? {
-            Some(known) if known.is_none() || known.is_instance_of::<PyOutcome>() => known,
-            _ => shared.table.bind(py).call1((error,))?, // a class not seen yet, or an answer that reads the error
-        };
+        let meaning = self.in_table(error)?;
         if let Ok(outcome) = meaning.cast::<PyOutcome>() {
             return Ok(Meaning::Outcome(outcome.get().inner));
         }
-        if meaning.is(shared.invalid_request.bind(py)) {
-            let _ = self.cancel(); // the invalid request is raised, whatever an observer raises
-            return Err(PyErr::from_value(error.clone()));
+        if meaning.is(self.s().shared.invalid_request.bind(self.py)) {
+            return Err(self.raised_again(error));
         }
         Ok(Meaning::Outcome(match &self.s().outcome_of_error {
-            Some(hook) => outcome_arg(&hook.bind(py).call1((error,))?, unknown_error())?,
+            Some(hook) => outcome_arg(&hook.bind(self.py).call1((error,))?, unknown_error())?,
             None => unknown_error(),
         }))
+    }
+
+    /// What the failure table says of `error`: an Outcome, `INVALID_REQUEST`, or None (not recognised).
+    fn in_table(&self, error: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let (py, shared) = (self.py, self.s().shared);
+        match shared.known.bind(py).get_item(error.get_type())? {
+            Some(known) if known.is_none() || known.is_instance_of::<PyOutcome>() => Ok(known),
+            _ => shared.table.bind(py).call1((error,)), // a class not seen yet, or an answer that reads the error
+        }
+    }
+
+    /// True when `error`, leaving an attempt, is raised again unchanged and ends the operation: an invalid
+    /// request (a bad URL or header), or misuse of retryplan itself (a `CallerError` or `ConfigurationError`).
+    pub(crate) fn is_raised_again(&self, error: &Bound<'py, PyAny>) -> PyResult<bool> {
+        Ok(self.in_table(error)?.is(self.s().shared.invalid_request.bind(self.py)))
+    }
+
+    /// Ends the operation (`cancelled`) for `error`, raised again unchanged whatever an observer raises.
+    pub(crate) fn raised_again(&self, error: &Bound<'py, PyAny>) -> PyErr {
+        let _ = self.cancel();
+        PyErr::from_value(error.clone())
     }
 
     /// What a returned value means: success, unless the run's `read` says otherwise; an HTTP helper's

@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::args::{class_arg, u32_arg, u64_arg, FIRST_SEEN, NOW};
+use crate::args::{class_arg, ms_arg, u32_arg, FIRST_SEEN, NOW};
 use crate::data::typed;
 use crate::fault::Res;
 use crate::outcome::PyOutcome;
@@ -21,8 +21,8 @@ pub(crate) fn explain<'py>(
 ) -> Res<Bound<'py, PyAny>> {
     let py = policy.py();
     let policy = &class_arg::<PyPolicy>("policy", policy)?.inner;
-    let deadline_ms = deadline_ms.map(|ms| u64_arg("deadline_ms", ms)).transpose()?;
-    let first = first_attempt_at_ms.map(|ms| u64_arg("first_attempt_at_ms", ms)).transpose()?.unwrap_or_default();
+    let deadline_ms = deadline_ms.map(|ms| ms_arg("deadline_ms", ms)).transpose()?;
+    let first = first_attempt_at_ms.map(|ms| ms_arg("first_attempt_at_ms", ms)).transpose()?.unwrap_or_default();
     let timeline = retryplan::explain(policy, deadline_ms, first);
     let messages: Vec<String> = timeline.warnings.iter().map(ToString::to_string).collect();
     let messages = PyList::new(py, messages)?.into_any();

@@ -166,6 +166,7 @@ __all__ = [
     "AsyncAttempts",
     "Attempt",
     "AttemptFailed",
+    "AttemptMisuseError",
     "AttemptNotRunningError",
     "AttemptPlan",
     "AttemptResult",

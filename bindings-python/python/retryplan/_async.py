@@ -225,4 +225,4 @@ def async_attempts(
     **options: Unpack[LoopOptions],
 ) -> AsyncAttempts:
     """Start one operation and iterate over its attempts with ``async for`` (one at a time; options as ``attempts``)."""
-    return AsyncAttempts(loop_run(policy, idempotency_key, deadline, options), sleep)
+    return AsyncAttempts(loop_run(policy, idempotency_key, deadline, sleep, options), sleep)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional
 from . import _error_classes
 from ._error_classes import *  # noqa: F403 - the engine's errors, generated from the core's (their __all__)
 from ._error_classes import BY_CODE as BY_CODE
-from ._error_classes import RENAMED, InvalidArgumentError, RetryplanError
+from ._error_classes import RENAMED, CallerError, InvalidArgumentError, RetryplanError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._error_classes import InvalidPolicyError as InvalidPolicyError
@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "ArgumentTypeError",
     "AttemptFailed",
+    "AttemptMisuseError",
     "AttemptTimedOut",
     "GaveUpError",
     "OperationFailedError",
@@ -49,6 +50,20 @@ __all__ += _error_classes.__all__
 
 class ArgumentTypeError(InvalidArgumentError, TypeError):
     """An argument of the wrong Python type (also a ``TypeError``; code ``invalid_argument``)."""
+
+
+class AttemptMisuseError(CallerError, RuntimeError):
+    """An attempt used against its protocol (code ``attempt_misuse``, blame ``caller``; also a ``RuntimeError``):
+    an attempt loop moved on from an attempt that reported no outcome (use ``with attempt:`` or
+    ``attempt.report(...)``), or an attempt under ``@retry`` was told to report (there the call reports: return or
+    raise). An attempt reported twice is :class:`AttemptNotRunningError`. The operation is unchanged."""
+
+    code = "attempt_misuse"
+
+    def __init__(self, message: str, attempt: int = 0) -> None:
+        super().__init__(message)
+        #: The attempt number misused.
+        self.attempt = attempt
 
 
 class AttemptFailed(Exception):
@@ -134,6 +149,13 @@ class OperationFailedError(RetryplanError):
     @property
     def last_exception(self) -> Optional[BaseException]:
         """Deprecated alias of :attr:`cause` (kept for one release)."""
+        import warnings
+
+        warnings.warn(
+            "OperationFailedError.last_exception is renamed OperationFailedError.cause",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.cause
 
 

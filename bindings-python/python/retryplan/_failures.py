@@ -10,9 +10,14 @@ a library that was never imported cannot have raised anything.
 
 An error that means the request itself is invalid (a bad URL, a bad header
 value, a body that cannot be encoded) is :data:`INVALID_REQUEST`: the helper
-rethrows it unchanged. Anything the table does not know is ``None``: the
-helper's ``outcome_of_error`` hook decides, by default the core's verdict for
-an unknown error, ``ambiguous`` (``UNKNOWN_ERROR_VERDICT``).
+ends the operation (``cancelled``) and rethrows it unchanged. So is misuse of
+retryplan itself (a :class:`~retryplan.CallerError` or
+:class:`~retryplan.ConfigurationError`, such as ``attempt.report("success")``
+inside ``with attempt:``): it is no attempt's outcome. A nested operation's
+typed ending (an ``OperationFailedError``) is an attempt's error like any
+other. Anything the table does not know is ``None``: the helper's
+``outcome_of_error`` hook decides, by default the core's verdict for an
+unknown error, ``ambiguous`` (``UNKNOWN_ERROR_VERDICT``).
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
     Resolver = Callable[[BaseException], Any]  # reads what a wrapping error carries (its cause, a response)
 
 INVALID_REQUEST = object()
-"""The request itself is invalid: rethrow the error unchanged (never retried, never ``connection_lost``)."""
+"""The request itself is invalid, or retryplan was misused: rethrow the error unchanged (never retried, never
+``connection_lost``)."""
 
 _OUTCOMES = {name: Outcome.failure(name) for name in FAILURES}
 
@@ -84,6 +90,9 @@ def _os_error(exc: BaseException) -> Optional[Outcome]:
 _TABLE: Tuple[Tuple[str, str, Union[str, object, Resolver]], ...] = (
     ("retryplan._errors", "AttemptFailed", lambda exc: exc.outcome),  # type: ignore[attr-defined]
     ("retryplan._errors", "AttemptTimedOut", "attempt_timed_out"),
+    # misuse of retryplan (blame caller or configuration) is no attempt's outcome
+    ("retryplan._errors", "CallerError", INVALID_REQUEST),
+    ("retryplan._errors", "ConfigurationError", INVALID_REQUEST),
     # httpx
     ("httpx", "HTTPStatusError", _status),
     ("httpx", "InvalidURL", INVALID_REQUEST),

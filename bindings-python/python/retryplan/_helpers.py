@@ -67,7 +67,7 @@ def retry(
     """
 
     def decorate(fn: F) -> F:
-        label = name or str(getattr(fn, "__qualname__", "operation"))
+        label = name or _operation_name(fn)
         is_async = _is_coroutine_function(fn)
         config = Config(
             policy,
@@ -84,6 +84,7 @@ def retry(
             dependency=dependency,
             sequential=not is_async,
             sequential_attempts=sequential_attempts,
+            sleep=sleep,
         ).check()
         if is_async:
             from ._async import wrap_coroutine_function
@@ -100,6 +101,12 @@ def retry(
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def _operation_name(fn: Any) -> str:
+    """A function's qualified name; ``operation`` for an anonymous one (a lambda), as JS and Kotlin name it."""
+    qualname = str(getattr(fn, "__qualname__", "operation"))
+    return "operation" if qualname.endswith("<lambda>") else qualname
 
 
 def _is_coroutine_function(fn: Any) -> bool:
@@ -133,6 +140,6 @@ def attempts(
     ``deadline`` is a caller deadline on ``clock`` (seconds); ``sleep`` waits between attempts. The other
     options (``outcome_of_error``, ``on_discard``, ``on_decision``, ``logger``, ``stats``, ``clock``, ``seed``,
     ``name``, ``dependency``, ``sequential_attempts``) are :func:`retry`'s (``on_discard`` receives the
-    ``result=`` of a report the core drops).
+    ``result=`` of a report the core drops); ``outcome_of_result`` is refused: the loop reports each outcome.
     """
-    return Attempts(loop_run(policy, idempotency_key, deadline, options), sleep)
+    return Attempts(loop_run(policy, idempotency_key, deadline, sleep, options), sleep)

@@ -39,7 +39,7 @@ import time
 
 from ._errors import AttemptTimedOut
 from ._native import IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, Run, request_name
-from ._run import Config
+from ._run import Config, _check_types
 from .propagation import _SERVED
 
 TYPE_CHECKING = False
@@ -108,6 +108,7 @@ class HttpHelper:
         idempotency_key_header: str = IDEMPOTENCY_KEY_HEADER,
         **settings: Any,
     ) -> None:
+        _check_types(wall_clock=(wall_clock, None, "a function returning the Unix time in seconds, such as time.time"))
         self.client = client
         self.wall_clock = wall_clock
         self.request_id_header = request_id_header

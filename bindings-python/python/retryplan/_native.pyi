@@ -1442,8 +1442,11 @@ class Attempt:
     @property
     def reported(self) -> bool:
         """True once the attempt reported its outcome."""
-    def report(self, outcome: Outcome, *, result: Any = None, exception: Optional[BaseException] = None) -> bool:
-        """Reports this attempt's outcome; True when the driver accepted it (False: it was late)."""
+    def report(
+        self, outcome: Optional[Outcome] = None, *, result: Any = None, exception: Optional[BaseException] = None
+    ) -> bool:
+        """Reports this attempt's outcome (None, the default: a success), with what it returned (``result``) or
+        raised (``exception``); True when the driver accepted it (False: it was late)."""
     def cut(self) -> None:
         """Marks the attempt reported: cut at its abort time, the driver counts it timed out itself."""
     def __enter__(self) -> Attempt: ...

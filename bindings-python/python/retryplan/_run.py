@@ -37,7 +37,7 @@ from ._native import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Dict, Literal, Optional, Tuple
+    from typing import Any, Callable, Dict, Literal, Optional, Tuple, Union
 
     from ._errors import OperationFailedError
     from ._native import Decision, Ending, Event, Outcome, Policy
@@ -105,7 +105,8 @@ if hasattr(os, "register_at_fork"):  # the helpers draw OS randomness ahead: a f
 
 
 class Config:
-    """What a helper was given, checked once when the helper is made."""
+    """What a helper was given, checked once when the helper is made (``sleep`` is only checked: each helper
+    sleeps its own way)."""
 
     __slots__ = ("policy", "on_decision", "stats", "clock", "seed", "dependency", "concurrency", "native")
 
@@ -127,15 +128,13 @@ class Config:
         sequential_attempts: bool = False,
         on_discard: Optional[Callable[[Any], Any]] = None,
         dispose: Optional[Callable[[Any], Any]] = None,
+        sleep: Any = None,
         **unknown: Any,
     ) -> None:
         if on_discard is not None and dispose is not None:  # an HTTP helper closes the responses it drops itself
             unknown["on_discard"] = on_discard
         if unknown:  # a helper hands its options on as given: one it does not have is named here
-            from ._errors import ArgumentTypeError
-
-            name, rule = next(iter(unknown)), "is not an option of this helper"
-            raise ArgumentTypeError(f"invalid argument `{name}`: {rule}", field=name, rule=rule)
+            _not_an_option(next(iter(unknown)))
         if outcome_of_exception is not None:
             import warnings
 
@@ -150,6 +149,8 @@ class Config:
             on_decision=(on_decision, None, "a function of each decision event"),
             clock=(clock, None, "a function returning float seconds, such as time.monotonic"),
             on_discard=(on_discard, None, "a function of each value dropped"),
+            sleep=(sleep, None, SLEEP),
+            logger=(logger, "isEnabledFor", "a logging.Logger (or an object with its isEnabledFor and log)"),
         )
         self.concurrency: Concurrency = "concurrent"
         if sequential:
@@ -180,9 +181,16 @@ _LOOPS: Dict[Tuple[Any, ...], Config] = {}  # the settings of recent attempt loo
 _ENOUGH_LOOPS = 64
 
 
-def loop_run(policy: Policy, idempotency_key: Optional[str], deadline: Optional[float], options: LoopOptions) -> Run:
+def loop_run(
+    policy: Policy, idempotency_key: Optional[str], deadline: Optional[float], sleep: Any, options: LoopOptions
+) -> Run:
     """One operation of an attempt loop (``attempts()`` and ``async_attempts()``). Its settings are checked once
-    per set of arguments and kept while in use (a Config holds every object its key names by id)."""
+    per set of arguments and kept while in use (a Config holds every object its key names by id); ``sleep`` is
+    checked on every call."""
+    if not callable(sleep):
+        _check_types(sleep=(sleep, None, SLEEP))
+    if "outcome_of_result" in options:  # an attempt loop reports each outcome itself: it reads no returned value
+        _not_an_option("outcome_of_result")
     key = (id(policy), *[(name, id(value)) for name, value in options.items()])
     config = _LOOPS.get(key) if "outcome_of_exception" not in options else None  # the deprecated name warns every time
     if config is None:
@@ -194,11 +202,30 @@ def loop_run(policy: Policy, idempotency_key: Optional[str], deadline: Optional[
     return Run(config.native, None if idempotency_key is None and deadline is None else given)
 
 
-def _check_types(**given: Tuple[Any, Optional[type], str]) -> None:
+def _not_an_option(name: str, rule: str = "is not an option of this helper") -> None:
+    """Raises ArgumentTypeError naming ``name``, an option the helper it was handed to does not have."""
+    from ._errors import ArgumentTypeError
+
+    raise ArgumentTypeError(f"invalid argument `{name}`: {rule}", field=name, rule=rule)
+
+
+SLEEP = "a function of the seconds to wait, such as time.sleep"
+"""What a helper's ``sleep=`` must be."""
+
+
+def _check_types(**given: Tuple[Any, Union[type, str, None], str]) -> None:
     """Raises ArgumentTypeError (a TypeError) naming the first argument of the wrong type (None is always fine;
-    a None type: any callable)."""
+    a None type: any callable; a str: an object with that method, duck-typed)."""
     for name, (value, kind, words) in given.items():
-        if value is not None and not (isinstance(value, kind) if kind is not None else callable(value)):
+        if value is None:
+            continue
+        if kind is None:
+            fits = callable(value)
+        elif isinstance(kind, str):
+            fits = callable(getattr(value, kind, None))
+        else:
+            fits = isinstance(value, kind)
+        if not fits:
             from ._errors import ArgumentTypeError
 
             message = f"invalid argument `{name}`: must be {words}, got {type(value).__name__}"

@@ -28,7 +28,8 @@ read.
 Per request, ``extensions={"retryplan": {"policy": ..., "dependency": ...,
 "idempotency_key": ..., "deadline": ..., "idempotent": ...}}`` overrides the
 transport's policy or dependency, sets the key, passes a caller deadline
-(``time.monotonic()`` seconds) or says whether the request may be repeated.
+(``time.monotonic()`` seconds) or says whether the request may be repeated. Any other key, or a value that
+is not a dict, is refused (``ArgumentTypeError`` naming it).
 
 A streaming body (a generator, an async iterator, a file) is sent once, as it
 comes, never read into memory: where the policy would send it again the
@@ -43,12 +44,14 @@ with its key (see ``retryplan._redirects``).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 import httpx
 
 from ._http import Client, HttpHelper, blocking, close_returned, shut, within
 from ._native import Attempt
 from ._redirects import Hop
+from ._run import _check_types, _not_an_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -140,8 +143,7 @@ class _AsyncResponses(_Responses):
 def _start(http: HttpHelper, request: httpx.Request) -> Run:
     """The request's operation; a streaming body (a generator, a file) is sent once (``one_shot_body``); the next hop
     of a redirect this transport returned runs within that operation's deadline, with its key."""
-    options = request.extensions.get("retryplan") or {}
-    given = {key: options[key] for key in _OPTIONS if key in options}
+    given = _request_options(request.extensions.get("retryplan"))
     hop = request.extensions.get(_HOP)
     if isinstance(hop, Hop) and hop.follows(request):
         given = hop.continued(given)
@@ -149,6 +151,28 @@ def _start(http: HttpHelper, request: httpx.Request) -> Run:
     run = http.start(request.method, request.headers, given, one_shot_body=one_shot)
     http.describe(run, request.method, str(request.url))
     return run
+
+
+def _wrapped(transport: Any, method: str, words: str, default: Callable[[], Any]) -> Any:
+    """The transport given to wrap (None: a ``default()``), refused naming ``transport`` unless it has ``method``:
+    found only inside the first attempt, it was an attempt's failure (a POST ended "the write may have happened")."""
+    if transport is None:
+        return default()
+    _check_types(transport=(transport, method, f"{words} (with {method})"))
+    return transport
+
+
+def _request_options(options: Any) -> Dict[str, Any]:
+    """The request's ``extensions["retryplan"]`` (None: none), refused naming a key that is not one of its options
+    or a value that is not a mapping of them."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        _check_types(**{'extensions["retryplan"]': (options, dict, "a dict of per-request options")})
+    for key in options:
+        if key not in _OPTIONS:
+            _not_an_option(str(key), f"is not an option of this helper per request (one of {', '.join(_OPTIONS)})")
+    return dict(options)
 
 
 def _returned(run: Run, request: httpx.Request, response: httpx.Response) -> httpx.Response:
@@ -183,9 +207,14 @@ class RetryTransport(httpx.BaseTransport):
         **options: Unpack[HttpOptions],
     ) -> None:
         self.http = HttpHelper(
-            _Responses(), policy=policy, sequential=True, sequential_attempts=sequential_attempts, **options
+            _Responses(),
+            policy=policy,
+            sequential=True,
+            sequential_attempts=sequential_attempts,
+            sleep=sleep,
+            **options,
         )
-        self.transport = transport if transport is not None else httpx.HTTPTransport()
+        self.transport = _wrapped(transport, "handle_request", "an httpx.BaseTransport", httpx.HTTPTransport)
         self.sleep = sleep
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -222,8 +251,9 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         **options: Unpack[HttpOptions],
     ) -> None:
         self.responses = _AsyncResponses()
-        self.http = HttpHelper(self.responses, policy=policy, **options)
-        self.transport = transport if transport is not None else httpx.AsyncHTTPTransport()
+        self.http = HttpHelper(self.responses, policy=policy, sleep=sleep, **options)
+        words = "an httpx.AsyncBaseTransport"
+        self.transport = _wrapped(transport, "handle_async_request", words, httpx.AsyncHTTPTransport)
         self.sleep = sleep
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

@@ -193,7 +193,12 @@ class RetryAdapter(HTTPAdapter):
             pool_connections=pool_connections, pool_maxsize=pool_maxsize, max_retries=0, pool_block=pool_block
         )
         self.http = HttpHelper(
-            _Responses(), policy=policy, sequential=True, sequential_attempts=sequential_attempts, **options
+            _Responses(),
+            policy=policy,
+            sequential=True,
+            sequential_attempts=sequential_attempts,
+            sleep=sleep,
+            **options,
         )
         self.sleep = sleep
         self.idempotent = idempotent
