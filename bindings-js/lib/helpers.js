@@ -4,7 +4,7 @@
 // the caller's `outcomeOfError` hook say what an error means (run()'s
 // `outcomeOfResult` what a value means).
 import { _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
-import { flag, ms, names, only } from './args.js';
+import { flag, ms, names, only, refuse } from './args.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RESPONSE_HEADERS } from './constants.js';
 import { ambient, ended, propagates } from './ambient.js';
 import { OPERATION_OPTIONS, newDriver, outgoingHeaders } from './driver.js';
@@ -153,8 +153,9 @@ const RUN_IO = {
  * Ends without a value reject with GaveUpError, ReconcileRequiredError or
  * RestartRequiredError (carrying the error as `cause`, or the value as
  * `lastValue`, the driver raises them with); a cancel through `options.signal` with its reason.
- * An option it does not have (RUN_OPTIONS), or one of the wrong type (a hook that is not a function),
- * rejects with the RetryplanError `invalid_argument` naming it, before any attempt.
+ * An option it does not have (RUN_OPTIONS), or one of the wrong type (a hook that is not a function), or an
+ * `attempt` that is not a function, rejects with the RetryplanError `invalid_argument` naming it, before any
+ * attempt.
  */
 export function run(policy, attempt, options) {
   return conclude(runHost, policy, attempt, options ?? NO_OPTIONS, ambient());
@@ -162,6 +163,7 @@ export function run(policy, attempt, options) {
 
 /** run()'s host (see conclude). */
 function runHost(policy, attempt, options, context) {
+  if (typeof attempt !== 'function') throw refuse('attempt', 'function', attempt);
   only(options, RUN_OPTIONS);
   const { onDiscard } = options;
   const now = clockOf(options);

@@ -936,6 +936,7 @@ export interface RunOptions<T = unknown> extends HelperOptions {
  * with GaveUpError, ReconcileRequiredError or RestartRequiredError when there
  * is no value to return (with the last error as `cause`, or the last value as
  * `lastValue`, when the driver raises the ending with one), or with `signal.reason`.
+ * An `attempt` that is not a function rejects with the RetryplanError `invalid_argument` naming `attempt`.
  */
 export function run<T>(
   policy: Policy,

@@ -186,6 +186,14 @@ for (const [entry, [api, words]] of Object.entries(ENTRIES)) {
     assert.equal(calls, 0);
   });
 
+  test(`${entry}: run refuses an attempt that is not a function, naming it, not as an ambiguous failure`, async () => {
+    // Each attempt's call of it would throw a TypeError the failure table does not know: ambiguous, retried.
+    const decisions = [];
+    const error = await rejection(api.run(policy, 1, { onDecision: (event) => decisions.push(event) }));
+    assert.deepEqual(fieldsOf(error), wrongType('attempt', 'function', 'a number', words));
+    assert.deepEqual(decisions, []);
+  });
+
   test(`${entry}: retryFetch refuses an option of the wrong type, naming it, before any request`, async () => {
     const fetch = counted();
     const cases = [
