@@ -12,6 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import * as runtime from './runtime.mjs';
 import * as leanRuntime from './runtime-lean.mjs';
 import * as node from 'retryplan';
@@ -349,4 +350,23 @@ test('propagation and instrumentOpenTelemetry refuse an option they do not have;
   });
   assert.equal(retryplan({ runtime: 'lean' }).name, 'retryplan');
   assert.equal(retryplan(null).name, 'retryplan');
+});
+
+test("run's null protocol inside a served request is not given: the headers for the next hop are HTTP's", async () => {
+  const policy = node.Policy.fromCompiled(FORM);
+  const middleware = node.propagation(policy);
+  let headers;
+  const server = createServer((req, res) =>
+    middleware(req, res, async () => {
+      headers = await node.run(policy, (context) => context.outgoingHeaders, { protocol: null }).catch(String);
+      res.end();
+    }),
+  );
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    await fetch(`http://127.0.0.1:${server.address().port}`);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+  assert.equal(headers['retryplan-attempt'], '1', String(headers));
 });
