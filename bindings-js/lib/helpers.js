@@ -4,7 +4,7 @@
 // the caller's `outcomeOfError` hook say what an error means (run()'s
 // `outcomeOfResult` what a value means).
 import { _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
-import { flag, ms, names, only, refuse } from './args.js';
+import { ms, names, only, refuse } from './args.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RESPONSE_HEADERS } from './constants.js';
 import { ambient, ended, propagates } from './ambient.js';
 import { OPERATION_OPTIONS, newDriver, outgoingHeaders } from './driver.js';
@@ -27,7 +27,7 @@ const RUN_OPTIONS = /* @__PURE__ */ names(
   `${HELPER_OPTIONS} protocol:string outcomeOfResult:function onDiscard:function`,
 );
 const FETCH_OPTIONS = /* @__PURE__ */ names(
-  `${HELPER_OPTIONS} policy fetch:function idempotent idempotencyKeyHeader:string requestIdHeader:string propagateCrossOrigin`,
+  `${HELPER_OPTIONS} policy fetch:function idempotent idempotencyKeyHeader:string requestIdHeader:string propagateCrossOrigin:boolean`,
 );
 
 /** The monotonic clock in whole milliseconds (as `ms` reads a time: floored). */
@@ -240,7 +240,7 @@ function fetchHost(input, init, options, context) {
   // Node entry, inside a served request or not (a client that never says it retries lets the next hop
   // retry too: the layers' attempts would multiply); in a page on a same-origin request, and on a
   // cross-origin one when the caller opts in (its server must allow the headers: CORS).
-  const sends = propagates(context, request.url, flag('propagateCrossOrigin', options.propagateCrossOrigin));
+  const sends = propagates(context, request.url, options.propagateCrossOrigin);
   const send = (entry) => {
     const headers = new Headers(request.headers);
     if (sends)

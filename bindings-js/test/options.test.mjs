@@ -40,6 +40,7 @@ const refusal = (key, words, what = 'helper') => ({
 });
 /** What option `key` of the wrong type is refused with: it must be `rule` (`function`, `string`, `signal`), and got `kind`. */
 const MUST = {
+  boolean: 'a boolean',
   function: 'a function',
   string: 'a string',
   signal: 'an AbortSignal (with `aborted` and `addEventListener`)',
@@ -202,6 +203,7 @@ for (const [entry, [api, words]] of Object.entries(ENTRIES)) {
       ['fetch', 'fetch', 'function', 'a string'],
       ['idempotencyKeyHeader', 5, 'string', 'a number'],
       ['requestIdHeader', true, 'string', 'a boolean'],
+      ['propagateCrossOrigin', 'yes', 'boolean', 'a string'],
     ];
     for (const [key, value, rule, kind] of cases)
       assert.deepEqual(
@@ -210,6 +212,16 @@ for (const [entry, [api, words]] of Object.entries(ENTRIES)) {
         key,
       );
     assert.equal(fetch.calls, 0);
+  });
+
+  test(`${entry}: retryFetch refuses a propagateCrossOrigin that is not a boolean before it makes the operation`, async () => {
+    // It was read once the operation's driver was made (its first attempt counted), and never freed.
+    const stats = new api.Stats();
+    const options = { policy, fetch: counted(), stats, propagateCrossOrigin: 'yes' };
+    const error = await rejection(api.retryFetch('http://127.0.0.1:9/', {}, options));
+    assert.deepEqual(fieldsOf(error), wrongType('propagateCrossOrigin', 'boolean', 'a string', words));
+    const { operations, attempts } = stats.toJSON();
+    assert.deepEqual([operations, attempts], [0, 0]);
   });
 
   test(`${entry}: retryFetch with a fetch that is not a function refuses it before any attempt, not as a lost connection`, async () => {
