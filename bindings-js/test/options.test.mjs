@@ -38,7 +38,7 @@ const refusal = (key, words, what = 'helper') => ({
     ? `invalid argument \`${key}\`: is not an option of this ${what}`
     : `invalid_argument at \`${key}\`: not_an_option`,
 });
-/** What option `key` of the wrong type is refused with: it must be `rule` (`function`, `string`, `signal`), and got `kind`. */
+/** What option `key` of the wrong type is refused with: it must be `rule` (a key of MUST), and got `kind`. */
 const MUST = {
   boolean: 'a boolean',
   function: 'a function',
