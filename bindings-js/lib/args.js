@@ -63,26 +63,49 @@ export function flag(name, value) {
 }
 
 /**
- * The names of a list written as one string, space-separated (split once),
- * for `only`: a prototype-less object mapping each to `true` (looked up faster
- * than a Set's `has`, measured on run()'s path).
+ * The options of a list written as one string, space-separated (split once),
+ * for `only`: a prototype-less object mapping each name to what its value
+ * must be (looked up faster than a Set's `has`, measured on run()'s path).
+ * `name:type` must be of that `typeof` (`now:function`), `name:signal` an
+ * AbortSignal; a bare `name` maps to `true`: anything, or checked where it
+ * is read (a Policy, a time, a flag).
  */
 export const names = (list) => {
   const known = Object.create(null);
-  for (const name of list.split(' ')) known[name] = true;
+  for (const entry of list.split(' ')) {
+    const [name, type = true] = entry.split(':');
+    known[name] = type;
+  }
   return known;
 };
 
 /**
- * Refuses the first own enumerable key of `options` that is not one of
- * `known` (see `names`): a misspelt option is an error, never silently
- * ignored. A key given as `undefined` counts; an inherited one does not.
- * No allocation (`for...in`, not `Object.keys`); `what` names the function
- * the options are for in the words ("helper" by default).
+ * Refuses the first enumerable key of `options` that is not one of `known`
+ * (see `names`), or whose value is not what it must be: a misspelt option is
+ * an error, never silently ignored, and one of the wrong type fails here,
+ * naming it, not in the middle of a run. A key given as `undefined` counts;
+ * an inherited one is checked for its type only. `null` and `undefined` are
+ * "not given". An AbortSignal is checked by its shape (`aborted` and
+ * `addEventListener`), so that one from another realm passes. No allocation
+ * (`for...in`, not `Object.keys`); `what` names the function the options are
+ * for in the words ("helper" by default).
  */
 export function only(options, known, what) {
-  for (const key in options)
-    if (known[key] !== true && Object.hasOwn(options, key)) throw refuse(key, 'not_an_option', what);
+  for (const key in options) {
+    const type = known[key];
+    if (type === undefined) {
+      if (Object.hasOwn(options, key)) throw refuse(key, 'not_an_option', what);
+    } else if (type !== true) {
+      const value = options[key];
+      if (
+        value != null &&
+        (type === 'signal'
+          ? typeof value.aborted !== 'boolean' || typeof value.addEventListener !== 'function'
+          : typeof value !== type)
+      )
+        throw refuse(key, type, value);
+    }
+  }
 }
 
 /** The options object of a constructor: undefined or null for none, else an object (`first` names the field its error reports). */

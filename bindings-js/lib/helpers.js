@@ -4,7 +4,7 @@
 // the caller's `outcomeOfError` hook say what an error means (run()'s
 // `outcomeOfResult` what a value means).
 import { _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
-import { flag, ms, names, only } from './args.js';
+import { ms, names, only, refuse } from './args.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RESPONSE_HEADERS } from './constants.js';
 import { ambient, ended, propagates } from './ambient.js';
 import { OPERATION_OPTIONS, newDriver, outgoingHeaders } from './driver.js';
@@ -18,13 +18,16 @@ import { compose } from './messages.js';
 const NO_OPTIONS = Object.freeze({});
 
 /**
- * Every option each helper reads (index.d.ts RunOptions and RetryFetchOptions): any other key is refused
- * (`only`). Every entry's helpers are this module's, so these are every entry's lists.
+ * Every option each helper reads (index.d.ts RunOptions and RetryFetchOptions), with the type of each one
+ * checked up front (`names`): any other key, or one of the wrong type, is refused before any attempt (`only`).
+ * Every entry's helpers are this module's, so these are every entry's lists.
  */
-const HELPER_OPTIONS = `${OPERATION_OPTIONS} signal now outcomeOfError onDecision stats`;
-const RUN_OPTIONS = /* @__PURE__ */ names(`${HELPER_OPTIONS} protocol outcomeOfResult onDiscard`);
+const HELPER_OPTIONS = `${OPERATION_OPTIONS} signal:signal now:function outcomeOfError:function onDecision:function stats`;
+const RUN_OPTIONS = /* @__PURE__ */ names(
+  `${HELPER_OPTIONS} protocol:string outcomeOfResult:function onDiscard:function`,
+);
 const FETCH_OPTIONS = /* @__PURE__ */ names(
-  `${HELPER_OPTIONS} policy fetch idempotent idempotencyKeyHeader requestIdHeader propagateCrossOrigin`,
+  `${HELPER_OPTIONS} policy fetch:function idempotent idempotencyKeyHeader:string requestIdHeader:string propagateCrossOrigin:boolean`,
 );
 
 /** The monotonic clock in whole milliseconds (as `ms` reads a time: floored). */
@@ -150,7 +153,9 @@ const RUN_IO = {
  * Ends without a value reject with GaveUpError, ReconcileRequiredError or
  * RestartRequiredError (carrying the error as `cause`, or the value as
  * `lastValue`, the driver raises them with); a cancel through `options.signal` with its reason.
- * An option it does not have (RUN_OPTIONS) rejects with the RetryplanError `invalid_argument` naming it.
+ * An option it does not have (RUN_OPTIONS), or one of the wrong type (a hook that is not a function), or an
+ * `attempt` that is not a function, rejects with the RetryplanError `invalid_argument` naming it, before any
+ * attempt.
  */
 export function run(policy, attempt, options) {
   return conclude(runHost, policy, attempt, options ?? NO_OPTIONS, ambient());
@@ -158,16 +163,17 @@ export function run(policy, attempt, options) {
 
 /** run()'s host (see conclude). */
 function runHost(policy, attempt, options, context) {
+  if (typeof attempt !== 'function') throw refuse('attempt', 'function', attempt);
   only(options, RUN_OPTIONS);
   const { onDiscard } = options;
   const now = clockOf(options);
   const primed = options.signal?.aborted !== true;
   const telemetry = reporter(operationName, attempt);
   const driver = newDriver(policy, now(), driverOptions(options, undefined, context, telemetry), primed);
-  let io = onDiscard === undefined ? RUN_IO : { ...RUN_IO, dispose: (value) => value != null && onDiscard(value) };
+  let io = onDiscard == null ? RUN_IO : { ...RUN_IO, dispose: (value) => value != null && onDiscard(value) };
   if (context !== undefined) {
     // Each attempt's context carries the core's headers for the next hop, for the caller's transport to send.
-    const { protocol } = options;
+    const protocol = options.protocol ?? undefined;
     const entry = (host, started) => {
       started.outgoingHeaders = outgoingHeaders(host.driver, started.attempt, now(), protocol);
       return RUN_IO.entry(host, started);
@@ -202,16 +208,19 @@ function boundBody(entry, readableUntilMs, now) {
  * idempotencyKey}` with the last response when there is one (the winner's on
  * success) and rejects with the typed ending when there is none, and always
  * for reconcile. See index.d.ts for every option; one it does not have
- * (FETCH_OPTIONS) rejects with the RetryplanError `invalid_argument` naming it.
+ * (FETCH_OPTIONS), or one of the wrong type (a `fetch` that is not a
+ * function), rejects with the RetryplanError `invalid_argument` naming it,
+ * before any request. A null `init` is none, as for `fetch`.
  */
-export function retryFetch(input, init = NO_OPTIONS, options) {
-  return conclude(fetchHost, input, init, options ?? NO_OPTIONS, ambient());
+export function retryFetch(input, init, options) {
+  return conclude(fetchHost, input, init ?? NO_OPTIONS, options ?? NO_OPTIONS, ambient());
 }
 
 /** retryFetch's host (see conclude). */
 function fetchHost(input, init, options, context) {
   only(options, FETCH_OPTIONS);
-  const { policy, fetch: doFetch = globalThis.fetch, idempotent } = options;
+  const { policy, idempotent } = options;
+  const doFetch = options.fetch ?? globalThis.fetch;
   const now = clockOf(options);
   const { idempotencyKeyHeader = IDEMPOTENCY_KEY_HEADER, requestIdHeader = REQUEST_ID_HEADER } = options;
   // A stream can be sent once: the core sends it once, and gives up with `body_not_replayable` where it would retry.
@@ -231,7 +240,7 @@ function fetchHost(input, init, options, context) {
   // Node entry, inside a served request or not (a client that never says it retries lets the next hop
   // retry too: the layers' attempts would multiply); in a page on a same-origin request, and on a
   // cross-origin one when the caller opts in (its server must allow the headers: CORS).
-  const sends = propagates(context, request.url, flag('propagateCrossOrigin', options.propagateCrossOrigin));
+  const sends = propagates(context, request.url, options.propagateCrossOrigin);
   const send = (entry) => {
     const headers = new Headers(request.headers);
     if (sends)

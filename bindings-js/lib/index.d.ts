@@ -268,6 +268,10 @@ export class Policy {
  * enumerable key that is not one of its options (a misspelling, or one given as `undefined`) is refused, a
  * RetryplanError `invalid_argument` whose `field` is the key (``invalid argument `KEY`: is not an option of
  * this helper``, or "this constructor", "this middleware", "this function"); `run` and `retryFetch` reject with it.
+ * An option of the wrong type is refused the same way, naming it, before any attempt: a hook, clock or `fetch`
+ * that is not a function (``invalid argument `fetch`: must be a function, got a number``), a `signal` without
+ * `aborted` and `addEventListener` (an AbortSignal of any realm passes), a header name or `protocol` that is not
+ * a string, a Policy, Stats or Dependency that is not one. `null` is an option not given, as `undefined`.
  */
 export interface OperationOptions {
   /** Seeds jitter and request ids (an integer <= 2^53-1). Without it, crypto.getRandomValues seeds it. */
@@ -642,7 +646,8 @@ export class IncomingContext {
  * calling `next`; the answer gets the core's answer headers
  * (`retryplan-retryable: ?0` when the last give-up of a helper inside the
  * request was because of overload or a retry budget), added when its head is
- * written. Throws when `policy` is not a Policy, or `options` has a key other than `now`.
+ * written. Throws when `policy` is not a Policy, or `options` has a key other than `now` or a `now` that
+ * is not a function.
  */
 export function propagation(
   policy: Policy,
@@ -931,6 +936,7 @@ export interface RunOptions<T = unknown> extends HelperOptions {
  * with GaveUpError, ReconcileRequiredError or RestartRequiredError when there
  * is no value to return (with the last error as `cause`, or the last value as
  * `lastValue`, when the driver raises the ending with one), or with `signal.reason`.
+ * An `attempt` that is not a function rejects with the RetryplanError `invalid_argument` naming `attempt`.
  */
 export function run<T>(
   policy: Policy,
@@ -985,6 +991,6 @@ export type RetryFetchResult =
  */
 export function retryFetch(
   input: RequestInfo | URL,
-  init: RequestInit | undefined,
+  init: RequestInit | null | undefined,
   options: RetryFetchOptions,
 ): Promise<RetryFetchResult>;

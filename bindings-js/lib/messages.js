@@ -102,6 +102,8 @@ export const BINDING = {
   pushback: () => 'must be "do_not_retry" or {retryAfterMs: number}',
   required: () => 'is required',
   not_an_option: (what = 'helper') => `is not an option of this ${what}`,
+  function: (value) => `must be a function, got ${kindOf(value)}`,
+  signal: (value) => `must be an AbortSignal (with \`aborted\` and \`addEventListener\`), got ${kindOf(value)}`,
   outcome_type: (type) =>
     `unknown outcome type "${type}" (success, http_status, grpc_status, transport, application, cancelled)`,
   control: () => 'the dependency has no such control',

@@ -13,8 +13,8 @@ import { decided, RetryplanError } from './convert.js';
 import { handle } from './objects.js';
 import { IncomingContext } from './propagation.js';
 
-/** Every option the middleware reads: any other key is refused (`only`). */
-const OPTIONS = names('now');
+/** Every option the middleware reads, a clock: any other key, or a `now` that is not a function, is refused (`only`). */
+const OPTIONS = names('now:function');
 
 /** The requests being served (made when a middleware is first made: no side effect at module scope). */
 let requests;

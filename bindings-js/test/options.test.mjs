@@ -3,11 +3,16 @@
 // parameters): an own enumerable key `run`, `retryFetch`, a `Driver`, an
 // `Operation`, `propagation` or `instrumentOpenTelemetry` does not read is a
 // RetryplanError `invalid_argument` naming it, in every entry (Node, tools,
-// the browser runtime and the lean one), never silently ignored. And
-// `onDiscard` is never called with null or undefined (nothing to release).
+// the browser runtime and the lean one), never silently ignored; one of the
+// wrong type (a hook that is not a function, a signal that is not an
+// AbortSignal) is refused the same way, naming it, before any attempt (as
+// Python's `ArgumentTypeError`), never a raw TypeError mid-run; null is not
+// given. And `onDiscard` is never called with null or undefined (nothing to
+// release).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import * as runtime from './runtime.mjs';
 import * as leanRuntime from './runtime-lean.mjs';
 import * as node from 'retryplan';
@@ -33,6 +38,30 @@ const refusal = (key, words, what = 'helper') => ({
     ? `invalid argument \`${key}\`: is not an option of this ${what}`
     : `invalid_argument at \`${key}\`: not_an_option`,
 });
+/** What option `key` of the wrong type is refused with: it must be `rule` (a key of MUST), and got `kind`. */
+const MUST = {
+  boolean: 'a boolean',
+  function: 'a function',
+  string: 'a string',
+  signal: 'an AbortSignal (with `aborted` and `addEventListener`)',
+};
+const wrongType = (key, rule, kind, words) => ({
+  code: 'invalid_argument',
+  field: key,
+  message: words
+    ? `invalid argument \`${key}\`: must be ${MUST[rule]}, got ${kind}`
+    : `invalid_argument at \`${key}\`: ${rule}`,
+});
+/** Options of the wrong type every helper has: `[key, value, rule, kind]`. */
+const HELPER_WRONG = [
+  ['outcomeOfError', 1, 'function', 'a number'],
+  ['onDecision', true, 'function', 'a boolean'],
+  ['now', 5, 'function', 'a number'],
+  ['signal', 1, 'signal', 'a number'],
+  ['signal', {}, 'signal', 'an object'],
+  ['signal', { aborted: false }, 'signal', 'an object'],
+  ['signal', { addEventListener() {} }, 'signal', 'an object'],
+];
 const fieldsOf = (error) => {
   assert.ok(error instanceof node.RetryplanError, String(error));
   return { code: error.code, field: error.field, message: error.message };
@@ -136,6 +165,124 @@ for (const [entry, [api, words]] of Object.entries(ENTRIES)) {
     assert.equal(fetch.calls, 2);
   });
 
+  test(`${entry}: run refuses an option of the wrong type, naming it, before any attempt`, async () => {
+    let calls = 0;
+    const attempt = () => (calls += 1);
+    const cases = [
+      ...HELPER_WRONG,
+      ['outcomeOfResult', 'retryable', 'function', 'a string'],
+      ['onDiscard', {}, 'function', 'an object'],
+      ['protocol', 1, 'string', 'a number'],
+    ];
+    for (const [key, value, rule, kind] of cases)
+      assert.deepEqual(
+        fieldsOf(await rejection(api.run(policy, attempt, { seed: 1, [key]: value }))),
+        wrongType(key, rule, kind, words),
+        key,
+      );
+    // An inherited option is read, so it is checked too.
+    assert.deepEqual(
+      fieldsOf(await rejection(api.run(policy, attempt, Object.create({ onDecision: 1 })))),
+      wrongType('onDecision', 'function', 'a number', words),
+    );
+    assert.equal(calls, 0);
+  });
+
+  test(`${entry}: run refuses an attempt that is not a function, naming it, not as an ambiguous failure`, async () => {
+    // Each attempt's call of it would throw a TypeError the failure table does not know: ambiguous, retried.
+    const decisions = [];
+    const error = await rejection(api.run(policy, 1, { onDecision: (event) => decisions.push(event) }));
+    assert.deepEqual(fieldsOf(error), wrongType('attempt', 'function', 'a number', words));
+    assert.deepEqual(decisions, []);
+  });
+
+  test(`${entry}: retryFetch refuses an option of the wrong type, naming it, before any request`, async () => {
+    const fetch = counted();
+    const cases = [
+      ...HELPER_WRONG,
+      ['fetch', 'fetch', 'function', 'a string'],
+      ['idempotencyKeyHeader', 5, 'string', 'a number'],
+      ['requestIdHeader', true, 'string', 'a boolean'],
+      ['propagateCrossOrigin', 'yes', 'boolean', 'a string'],
+    ];
+    for (const [key, value, rule, kind] of cases)
+      assert.deepEqual(
+        fieldsOf(await rejection(api.retryFetch('http://127.0.0.1:9/', {}, { policy, fetch, [key]: value }))),
+        wrongType(key, rule, kind, words),
+        key,
+      );
+    assert.equal(fetch.calls, 0);
+  });
+
+  test(`${entry}: retryFetch refuses a propagateCrossOrigin that is not a boolean before it makes the operation`, async () => {
+    // It was read once the operation's driver was made (its first attempt counted), and never freed.
+    const stats = new api.Stats();
+    const options = { policy, fetch: counted(), stats, propagateCrossOrigin: 'yes' };
+    const error = await rejection(api.retryFetch('http://127.0.0.1:9/', {}, options));
+    assert.deepEqual(fieldsOf(error), wrongType('propagateCrossOrigin', 'boolean', 'a string', words));
+    const { operations, attempts } = stats.toJSON();
+    assert.deepEqual([operations, attempts], [0, 0]);
+  });
+
+  test(`${entry}: retryFetch with a fetch that is not a function refuses it before any attempt, not as a lost connection`, async () => {
+    // Each attempt's call of it would throw a TypeError, which reads as connection_lost: a POST would end in
+    // ReconcileRequiredError ("the write may have happened") with nothing ever sent.
+    for (const method of ['POST', 'GET']) {
+      const decisions = [];
+      const error = await rejection(
+        api.retryFetch(
+          'http://127.0.0.1:9/',
+          { method },
+          { policy, fetch: 1, onDecision: (event) => decisions.push(event) },
+        ),
+      );
+      assert.deepEqual(fieldsOf(error), wrongType('fetch', 'function', 'a number', words));
+      assert.deepEqual(decisions, [], 'no decision made: no attempt started');
+    }
+  });
+
+  test(`${entry}: null is an option not given: a null init, fetch, hook, signal or clock`, async () => {
+    const fetch = counted();
+    assert.equal((await api.retryFetch('http://127.0.0.1:9/', null, { policy, fetch })).response.status, 200);
+    assert.equal(fetch.calls, 1);
+    const nulls = { signal: null, now: null, outcomeOfError: null, onDecision: null, stats: null, dependency: null };
+    const own = globalThis.fetch;
+    globalThis.fetch = fetch; // a null fetch is globalThis.fetch
+    try {
+      const options = { ...nulls, policy, fetch: null, idempotencyKeyHeader: null, requestIdHeader: null };
+      assert.equal((await api.retryFetch('http://127.0.0.1:9/', { method: 'POST' }, options)).response.status, 200);
+    } finally {
+      globalThis.fetch = own;
+    }
+    assert.equal(fetch.calls, 2);
+    let attempts = 0;
+    const value = await api.run(policy, () => (attempts += 1), {
+      ...nulls,
+      protocol: null,
+      seed: 1,
+      // The first value fails, and the retry drops it: with a null onDiscard, nothing is called.
+      outcomeOfResult: (result) => (result === 1 ? { type: 'http_status', status: 503 } : undefined),
+      onDiscard: null,
+    });
+    assert.equal(value, 2);
+    assert.equal(await api.run(policy, () => 3, { outcomeOfResult: null }), 3);
+  });
+
+  test(`${entry}: an AbortSignal is known by its shape (another realm's passes), and a policy, stats and dependency by their class`, async () => {
+    let listening = 0;
+    const foreign = {
+      aborted: false,
+      addEventListener: () => (listening += 1),
+      removeEventListener: () => (listening -= 1),
+    };
+    assert.equal(await api.run(policy, () => 4, { signal: foreign }), 4);
+    assert.equal(listening, 0);
+    // Checked as instances of the entry's classes already (before any attempt), naming the option.
+    for (const key of ['stats', 'dependency'])
+      assert.equal(fieldsOf(await rejection(api.run(policy, () => 5, { [key]: 1 }))).field, key);
+    assert.equal(fieldsOf(await rejection(api.retryFetch('http://127.0.0.1:9/', {}, { policy: 1 }))).field, 'policy');
+  });
+
   test(`${entry}: onDiscard is never called with null or undefined (nothing to release), with any other value it is`, async () => {
     for (const dropped of [null, undefined, 0, '']) {
       const discarded = [];
@@ -195,7 +342,13 @@ test('propagation and instrumentOpenTelemetry refuse an option they do not have;
     field: 'nw',
     message: 'invalid argument `nw`: is not an option of this middleware',
   });
+  assert.throws(() => node.propagation(policy, { now: 0 }), {
+    code: 'invalid_argument',
+    field: 'now',
+    message: 'invalid argument `now`: must be a function, got a number',
+  });
   assert.equal(typeof node.propagation(policy, { now: () => 0 }), 'function');
+  assert.equal(typeof node.propagation(policy, { now: null }), 'function');
   assert.equal(typeof node.propagation(policy, null), 'function');
   const api = { trace: { getTracerProvider() {} }, metrics: { getMeterProvider() {} } };
   assert.throws(() => node.instrumentOpenTelemetry(api, { tracerProvidr: {} }), {
@@ -209,4 +362,23 @@ test('propagation and instrumentOpenTelemetry refuse an option they do not have;
   });
   assert.equal(retryplan({ runtime: 'lean' }).name, 'retryplan');
   assert.equal(retryplan(null).name, 'retryplan');
+});
+
+test("run's null protocol inside a served request is not given: the headers for the next hop are HTTP's", async () => {
+  const policy = node.Policy.fromCompiled(FORM);
+  const middleware = node.propagation(policy);
+  let headers;
+  const server = createServer((req, res) =>
+    middleware(req, res, async () => {
+      headers = await node.run(policy, (context) => context.outgoingHeaders, { protocol: null }).catch(String);
+      res.end();
+    }),
+  );
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    await fetch(`http://127.0.0.1:${server.address().port}`);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+  assert.equal(headers['retryplan-attempt'], '1', String(headers));
 });
