@@ -95,11 +95,20 @@ enum Command {
     },
 }
 
-/// Writes to stdout; a closed pipe (`| head`) ends the output quietly instead
-/// of panicking like `print!`.
-fn out(text: &str) {
+/// Writes to stdout. A closed pipe (`| head -c1`) is the reader saying it has
+/// seen enough: the output ends quietly, with no message, and the command
+/// finishes as it would have (as `print!` would not: it panics). Any other
+/// write error (a full disk: `> /dev/full`) is printed and the command exits
+/// with 2, as `compile --out` does for a file it cannot write.
+fn out(text: &str) -> Result<(), ExitCode> {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("retryplan: cannot write to stdout: {error}");
+            Err(ExitCode::from(USAGE))
+        }
+        _ => Ok(()),
+    }
 }
 
 const INVALID: u8 = 1;
@@ -183,13 +192,11 @@ fn check(path: &str, profile: Option<&str>) -> ExitCode {
                     text.push_str(&format!("  {}\n", warning.line()));
                 }
             }
-            out(&text);
-            ExitCode::SUCCESS
+            out(&text).err().unwrap_or(ExitCode::SUCCESS)
         }
         Err(FileError::Invalid(problems)) => {
             // The problems are the command's output here.
-            out(&problem_list(path, &problems));
-            ExitCode::from(INVALID)
+            out(&problem_list(path, &problems)).err().unwrap_or(ExitCode::from(INVALID))
         }
         Err(error) => fail(path, &error),
     }
@@ -229,7 +236,11 @@ fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>, dependenc
         (plan.policy_source.as_str(), plan.policy.to_compiled())
     };
     match out_path {
-        None => out(&format!("{}\n", compile::base64(&form))),
+        None => {
+            if let Err(code) = out(&format!("{}\n", compile::base64(&form))) {
+                return code;
+            }
+        }
         Some(out_path) => {
             if let Err(error) = std::fs::write(out_path, &form) {
                 eprintln!("retryplan: cannot write {}: {error}", out_path.display());
@@ -254,9 +265,9 @@ fn explain(
         Err(code) => return code,
     };
     let timeline = explain::timeline(&plan, deadline_ms, first_at);
-    if json {
+    let text = if json {
         match serde_json::to_string_pretty(&timeline) {
-            Ok(text) => out(&format!("{text}\n")),
+            Ok(text) => format!("{text}\n"),
             Err(error) => {
                 eprintln!("retryplan: cannot write JSON: {error}");
                 return ExitCode::from(INTERNAL);
@@ -265,7 +276,10 @@ fn explain(
     } else {
         let source =
             if plan.policy_source == "policy" { path.to_owned() } else { format!("{path} ({})", plan.policy_source) };
-        out(&explain::render(&source, &timeline));
+        explain::render(&source, &timeline)
+    };
+    if let Err(code) = out(&text) {
+        return code;
     }
     if strict && !timeline.warnings.is_empty() {
         let count = timeline.warnings.len();
@@ -355,16 +369,19 @@ fn simulate(
         attempts as f64 / elapsed.max(1e-9) / 1e6
     );
 
-    if json {
+    let text = if json {
         match serde_json::to_string_pretty(&result) {
-            Ok(text) => out(&format!("{text}\n")),
+            Ok(text) => format!("{text}\n"),
             Err(error) => {
                 eprintln!("retryplan: cannot write JSON: {error}");
                 return ExitCode::from(INTERNAL);
             }
         }
     } else {
-        out(&report::table(&scenario, seed, &result.variants));
+        report::table(&scenario, seed, &result.variants)
+    };
+    if let Err(code) = out(&text) {
+        return code;
     }
     if let Some(svg_path) = svg {
         let written = chart::svg(path, &scenario, seed, &result.variants).and_then(|text| {

@@ -827,3 +827,60 @@ fn a_plan_s_problems_quote_its_keys_as_excerpts() {
         }
     }
 }
+
+// ---------------------------------------------------------------- output
+
+/// The binary run with its stdout on `stdout`; its exit code and stderr.
+fn retryplan_to(stdout: std::process::Stdio, args: &[&str]) -> (i32, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_retryplan"))
+        .args(args)
+        .current_dir(root())
+        .stdout(stdout)
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "the binary panicked: {stderr}");
+    (output.status.code().unwrap_or(-1), stderr)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_to_stdout_is_an_io_error_with_exit_two() {
+    let commands: [&[&str]; 5] = [
+        &["compile", "examples/policies/checkout.json"],
+        &["explain", "examples/policies/checkout.json"],
+        &["explain", "examples/policies/checkout.json", "--json"],
+        &["check", "examples/checkout.json"],
+        &["simulate", "examples/checkout.json", "--no-svg", "--variants", "as-written"],
+    ];
+    for args in commands {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+        let (code, stderr) = retryplan_to(full.into(), args);
+        assert_eq!(code, 2, "{args:?} > /dev/full: {stderr}");
+        assert!(stderr.contains("retryplan: cannot write to stdout: "), "{args:?} > /dev/full: {stderr}");
+    }
+}
+
+#[test]
+fn a_closed_pipe_on_stdout_ends_the_output_quietly() {
+    // The reader goes away before the binary writes (as `| head -c1` does once
+    // it has its byte): no message, and the command's own exit code.
+    for (args, expected) in [
+        (&["explain", "examples/policies/checkout.json"][..], 0),
+        (&["compile", "examples/policies/checkout.json"][..], 0),
+        (&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--strict"][..], 1),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_retryplan"))
+            .args(args)
+            .current_dir(root())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        drop(child.stdout.take());
+        let output = child.wait_with_output().expect("the binary ends");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked") && !stderr.contains("cannot write"), "{args:?} | closed: {stderr}");
+        assert_eq!(output.status.code(), Some(expected), "{args:?} | closed: {stderr}");
+    }
+}
