@@ -23,6 +23,9 @@ struct Cli {
     command: Command,
 }
 
+// Every numeric option takes a leading `-` as its value
+// (`allow_negative_numbers`), so `--deadline-ms -5` is refused as an invalid
+// value of `--deadline-ms`, not as an unknown argument `-5`.
 #[derive(Subcommand)]
 enum Command {
     /// Validate a policy file; print every problem with its field and rule.
@@ -41,10 +44,10 @@ enum Command {
         #[arg(long)]
         profile: Option<String>,
         /// A caller's deadline, ms from the operation's start (default: the policy's total timeout).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         deadline_ms: Option<u64>,
         /// Time spent before the first attempt (queueing, connecting), ms.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
         first_attempt_at_ms: u64,
         /// Print the timeline as JSON.
         #[arg(long)]
@@ -78,7 +81,7 @@ enum Command {
         #[arg(long)]
         profile: Option<String>,
         /// Seed of the world and of every operation: same seed, same run.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
         seed: u64,
         /// Print the full report (every bucket of every variant) as JSON.
         #[arg(long)]

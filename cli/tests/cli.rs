@@ -884,3 +884,17 @@ fn a_closed_pipe_on_stdout_ends_the_output_quietly() {
         assert_eq!(output.status.code(), Some(expected), "{args:?} | closed: {stderr}");
     }
 }
+
+#[test]
+fn a_negative_number_is_an_invalid_value_of_its_option() {
+    for (args, option) in [
+        (&["explain", "examples/policies/checkout.json", "--deadline-ms", "-5"][..], "--deadline-ms"),
+        (&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "-5"][..], "--first-attempt-at-ms"),
+        (&["simulate", "examples/checkout.json", "--no-svg", "--seed", "-1"][..], "--seed"),
+    ] {
+        let out = retryplan(args);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        let value = args.last().unwrap();
+        assert!(out.stderr.contains(&format!("invalid value '{value}' for '{option}")), "{args:?}: {}", out.stderr);
+    }
+}
