@@ -86,11 +86,11 @@ enum Command {
         /// Print the full report (every bucket of every variant) as JSON.
         #[arg(long)]
         json: bool,
-        /// Where to write the SVG chart (default: beside FILE, with the extension .svg).
+        /// Where to write the SVG chart (default: beside FILE, with the extension .svg); its directory must exist.
         #[arg(long)]
         svg: Option<PathBuf>,
         /// Do not write the chart.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "svg")]
         no_svg: bool,
         /// Variants to compare, comma-separated: as-written, no-jitter, no-budget, layered, propagated.
         #[arg(long, value_delimiter = ',', default_value = "as-written,no-jitter,no-budget,layered,propagated")]
@@ -313,6 +313,14 @@ fn simulate(
             }
         }
     }
+    // Refused before the run rather than after it, as `compile --out` refuses
+    // a path whose directory is missing (no directory is created).
+    if let Some(svg_path) = &svg {
+        if let Some(parent) = svg_path.parent().filter(|parent| !parent.as_os_str().is_empty() && !parent.is_dir()) {
+            eprintln!("retryplan: cannot write the chart to {}: no directory {}", svg_path.display(), parent.display());
+            return ExitCode::from(USAGE);
+        }
+    }
     let plan = match load(path, profile, false) {
         Ok(plan) => plan,
         Err(code) => return code,
@@ -387,12 +395,8 @@ fn simulate(
         return code;
     }
     if let Some(svg_path) = svg {
-        let written = chart::svg(path, &scenario, seed, &result.variants).and_then(|text| {
-            if let Some(parent) = svg_path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(|error| error.to_string())?;
-            }
-            std::fs::write(&svg_path, text).map_err(|error| error.to_string())
-        });
+        let written = chart::svg(path, &scenario, seed, &result.variants)
+            .and_then(|text| std::fs::write(&svg_path, text).map_err(|error| error.to_string()));
         match written {
             Ok(()) => eprintln!("chart written to {}", svg_path.display()),
             Err(error) => {

@@ -898,3 +898,27 @@ fn a_negative_number_is_an_invalid_value_of_its_option() {
         assert!(out.stderr.contains(&format!("invalid value '{value}' for '{option}")), "{args:?}: {}", out.stderr);
     }
 }
+
+#[test]
+fn simulate_refuses_a_chart_path_and_no_chart_together() {
+    let out = retryplan(&["simulate", "examples/checkout.json", "--svg", "out.svg", "--no-svg"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("cannot be used with"), "{}", out.stderr);
+    assert!(!root().join("out.svg").exists(), "no chart written");
+}
+
+#[test]
+fn simulate_refuses_a_chart_in_a_missing_directory_as_compile_out_does() {
+    let dir = std::env::temp_dir().join(format!("retryplan-cli-tests-{}-missing", std::process::id()));
+    let svg = dir.join("x.svg").to_string_lossy().into_owned();
+    let out = retryplan(&["simulate", "examples/checkout.json", "--svg", &svg]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains(&format!("cannot write the chart to {svg}")), "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "refused before the run: {}", out.stdout);
+    assert!(!dir.exists(), "no directory created");
+    let bin = dir.join("x.bin").to_string_lossy().into_owned();
+    let compiled = retryplan(&["compile", "examples/policies/checkout.json", "--out", &bin]);
+    assert_eq!(compiled.code, 2, "{}", compiled.stderr);
+    assert!(compiled.stderr.contains(&format!("cannot write {bin}")), "{}", compiled.stderr);
+    assert!(!dir.exists(), "no directory created");
+}
