@@ -210,6 +210,12 @@ fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>, dependenc
         Ok(plan) => plan,
         Err(code) => return code,
     };
+    if dependency && !plan.sections.iter().any(|section| section == "dependency") {
+        // A valid file without the section asked for: a usage error, as an unknown profile is.
+        let message =
+            "compile --dependency needs a `dependency` section (budget, breaker, retry_slots), and the file has none";
+        return fail(path, &FileError::Usage(message.to_owned()));
+    }
     if !plan.warnings.is_empty() {
         let noun = if plan.warnings.len() == 1 { "warning" } else { "warnings" };
         let mut text = format!("{path}: {} {noun} (compiled anyway):\n", plan.warnings.len());
@@ -219,14 +225,6 @@ fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>, dependenc
         eprint!("{text}");
     }
     let (what, form) = if dependency {
-        if !plan.sections.iter().any(|section| section == "dependency") {
-            let problem = file::Problem {
-                field: "dependency".to_owned(),
-                message: "compile --dependency needs a `dependency` section (budget, breaker, retry_slots)".to_owned(),
-            };
-            eprint!("{}", problem_list(path, &[problem]));
-            return ExitCode::from(INVALID);
-        }
         // Validated by `load` already: compiling a valid configuration cannot fail.
         match plan.dependency_config.to_compiled() {
             Ok(form) => ("dependency", form),

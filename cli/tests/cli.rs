@@ -410,9 +410,35 @@ fn compile_dependency_writes_the_plans_shared_controls() {
         serde_json::from_str(&std::fs::read_to_string(root().join("examples/checkout.json")).unwrap()).unwrap();
     let config = retryplan::DependencyConfig::from_json(&plan["dependency"].to_string()).expect("valid");
     assert_eq!(retryplan::DependencyConfig::from_compiled(&form), Ok(config));
+    // A valid file without the section asked for is a usage error (2), as an
+    // unknown profile is, not an invalid file (1): `check` calls it ok.
     let none = retryplan(&["compile", "examples/policies/checkout.json", "--dependency"]);
-    assert_eq!((none.code, none.stdout.as_str()), (1, ""));
-    assert!(none.stderr.contains("dependency: compile --dependency needs a `dependency` section"), "{}", none.stderr);
+    assert_eq!((none.code, none.stdout.as_str()), (2, ""), "{}", none.stderr);
+    assert!(
+        none.stderr.starts_with(
+            "retryplan: examples/policies/checkout.json: compile --dependency needs a `dependency` section"
+        ),
+        "{}",
+        none.stderr
+    );
+    assert!(!none.stderr.contains("invalid"), "{}", none.stderr);
+    assert_eq!(retryplan(&["check", "examples/policies/checkout.json"]).code, 0);
+}
+
+#[test]
+fn empty_profiles_are_the_one_problem_of_a_plan_that_has_only_them() {
+    for (text, problem) in [
+        (r#"{"profiles": {}}"#, "profiles must name at least one policy"),
+        (r#"{"profiles": 3}"#, "profiles must be an object of named policies"),
+    ] {
+        let path = scratch("empty_profiles.json", text);
+        let out = retryplan(&["check", &path]);
+        assert_eq!(out.code, 1, "{text}: {}", out.stdout);
+        assert_eq!(out.stdout, format!("{path}: invalid, 1 problem\n  {problem}\n"), "{text}");
+    }
+    let path = scratch("no_policy.json", r#"{"scenario": {}}"#);
+    let out = retryplan(&["check", &path]);
+    assert!(out.stdout.contains("policy: the plan has no `policy` and no `profiles`"), "{}", out.stdout);
 }
 
 #[test]
