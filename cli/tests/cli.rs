@@ -948,3 +948,23 @@ fn simulate_refuses_a_chart_in_a_missing_directory_as_compile_out_does() {
     assert!(compiled.stderr.contains(&format!("cannot write {bin}")), "{}", compiled.stderr);
     assert!(!dir.exists(), "no directory created");
 }
+
+#[test]
+fn a_one_field_object_whose_field_is_refused_is_one_problem_at_that_field() {
+    for (timeout, problem) in [
+        (
+            r#"{"fixed_ms": 2.5}"#,
+            "attempt_timeout.fixed_ms: expected a whole number of milliseconds, 0 or more, found the number 2.5",
+        ),
+        (
+            r#"{"fixed_ms": 200, "fraction_of_remaining": 0.5}"#,
+            "attempt_timeout: expected an object with exactly one of `fixed_ms`, `fraction_of_remaining`",
+        ),
+        (r#"{}"#, "attempt_timeout: expected an object with exactly one of `fixed_ms`, `fraction_of_remaining`"),
+    ] {
+        let path = scratch("one_of.json", &format!(r#"{{"attempt_timeout": {timeout}}}"#));
+        let out = retryplan(&["check", &path]);
+        assert_eq!(out.code, 1, "{timeout}: {}", out.stdout);
+        assert_eq!(out.stdout, format!("{path}: invalid, 1 problem\n  {problem}\n"), "{timeout}");
+    }
+}
