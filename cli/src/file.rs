@@ -172,7 +172,11 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
         None if policies.contains_key("policy") => "policy".to_owned(),
         None if profile_names.len() == 1 => format!("profiles.{}", profile_names[0]),
         None if profile_names.is_empty() => {
-            problems.push(Problem::new("policy", "the plan has no `policy` and no `profiles`"));
+            // A written `profiles` that names no policy (`{}`, or not an
+            // object) has its own problem already, at `profiles`.
+            if !top.iter().any(|(key, _)| key == "profiles") {
+                problems.push(Problem::new("policy", "the plan has no `policy` and no `profiles`"));
+            }
             String::new()
         }
         None if selection.all_profiles => format!("profiles.{}", profile_names[0]),

@@ -23,6 +23,9 @@ struct Cli {
     command: Command,
 }
 
+// Every numeric option takes a leading `-` as its value
+// (`allow_negative_numbers`), so `--deadline-ms -5` is refused as an invalid
+// value of `--deadline-ms`, not as an unknown argument `-5`.
 #[derive(Subcommand)]
 enum Command {
     /// Validate a policy file; print every problem with its field and rule.
@@ -41,10 +44,10 @@ enum Command {
         #[arg(long)]
         profile: Option<String>,
         /// A caller's deadline, ms from the operation's start (default: the policy's total timeout).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         deadline_ms: Option<u64>,
         /// Time spent before the first attempt (queueing, connecting), ms.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
         first_attempt_at_ms: u64,
         /// Print the timeline as JSON.
         #[arg(long)]
@@ -78,16 +81,16 @@ enum Command {
         #[arg(long)]
         profile: Option<String>,
         /// Seed of the world and of every operation: same seed, same run.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
         seed: u64,
         /// Print the full report (every bucket of every variant) as JSON.
         #[arg(long)]
         json: bool,
-        /// Where to write the SVG chart (default: beside FILE, with the extension .svg).
+        /// Where to write the SVG chart (default: beside FILE, with the extension .svg); its directory must exist.
         #[arg(long)]
         svg: Option<PathBuf>,
         /// Do not write the chart.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "svg")]
         no_svg: bool,
         /// Variants to compare, comma-separated: as-written, no-jitter, no-budget, layered, propagated.
         #[arg(long, value_delimiter = ',', default_value = "as-written,no-jitter,no-budget,layered,propagated")]
@@ -95,11 +98,20 @@ enum Command {
     },
 }
 
-/// Writes to stdout; a closed pipe (`| head`) ends the output quietly instead
-/// of panicking like `print!`.
-fn out(text: &str) {
+/// Writes to stdout. A closed pipe (`| head -c1`) is the reader saying it has
+/// seen enough: the output ends quietly, with no message, and the command
+/// finishes as it would have (as `print!` would not: it panics). Any other
+/// write error (a full disk: `> /dev/full`) is printed and the command exits
+/// with 2, as `compile --out` does for a file it cannot write.
+fn out(text: &str) -> Result<(), ExitCode> {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("retryplan: cannot write to stdout: {error}");
+            Err(ExitCode::from(USAGE))
+        }
+        _ => Ok(()),
+    }
 }
 
 const INVALID: u8 = 1;
@@ -183,13 +195,11 @@ fn check(path: &str, profile: Option<&str>) -> ExitCode {
                     text.push_str(&format!("  {}\n", warning.line()));
                 }
             }
-            out(&text);
-            ExitCode::SUCCESS
+            out(&text).err().unwrap_or(ExitCode::SUCCESS)
         }
         Err(FileError::Invalid(problems)) => {
             // The problems are the command's output here.
-            out(&problem_list(path, &problems));
-            ExitCode::from(INVALID)
+            out(&problem_list(path, &problems)).err().unwrap_or(ExitCode::from(INVALID))
         }
         Err(error) => fail(path, &error),
     }
@@ -200,6 +210,12 @@ fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>, dependenc
         Ok(plan) => plan,
         Err(code) => return code,
     };
+    if dependency && !plan.sections.iter().any(|section| section == "dependency") {
+        // A valid file without the section asked for: a usage error, as an unknown profile is.
+        let message =
+            "compile --dependency needs a `dependency` section (budget, breaker, retry_slots), and the file has none";
+        return fail(path, &FileError::Usage(message.to_owned()));
+    }
     if !plan.warnings.is_empty() {
         let noun = if plan.warnings.len() == 1 { "warning" } else { "warnings" };
         let mut text = format!("{path}: {} {noun} (compiled anyway):\n", plan.warnings.len());
@@ -209,14 +225,6 @@ fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>, dependenc
         eprint!("{text}");
     }
     let (what, form) = if dependency {
-        if !plan.sections.iter().any(|section| section == "dependency") {
-            let problem = file::Problem {
-                field: "dependency".to_owned(),
-                message: "compile --dependency needs a `dependency` section (budget, breaker, retry_slots)".to_owned(),
-            };
-            eprint!("{}", problem_list(path, &[problem]));
-            return ExitCode::from(INVALID);
-        }
         // Validated by `load` already: compiling a valid configuration cannot fail.
         match plan.dependency_config.to_compiled() {
             Ok(form) => ("dependency", form),
@@ -229,7 +237,11 @@ fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>, dependenc
         (plan.policy_source.as_str(), plan.policy.to_compiled())
     };
     match out_path {
-        None => out(&format!("{}\n", compile::base64(&form))),
+        None => {
+            if let Err(code) = out(&format!("{}\n", compile::base64(&form))) {
+                return code;
+            }
+        }
         Some(out_path) => {
             if let Err(error) = std::fs::write(out_path, &form) {
                 eprintln!("retryplan: cannot write {}: {error}", out_path.display());
@@ -254,9 +266,9 @@ fn explain(
         Err(code) => return code,
     };
     let timeline = explain::timeline(&plan, deadline_ms, first_at);
-    if json {
+    let text = if json {
         match serde_json::to_string_pretty(&timeline) {
-            Ok(text) => out(&format!("{text}\n")),
+            Ok(text) => format!("{text}\n"),
             Err(error) => {
                 eprintln!("retryplan: cannot write JSON: {error}");
                 return ExitCode::from(INTERNAL);
@@ -265,7 +277,10 @@ fn explain(
     } else {
         let source =
             if plan.policy_source == "policy" { path.to_owned() } else { format!("{path} ({})", plan.policy_source) };
-        out(&explain::render(&source, &timeline));
+        explain::render(&source, &timeline)
+    };
+    if let Err(code) = out(&text) {
+        return code;
     }
     if strict && !timeline.warnings.is_empty() {
         let count = timeline.warnings.len();
@@ -294,6 +309,14 @@ fn simulate(
                 eprintln!("retryplan: unknown variant `{text}` (known: {})", known.join(", "));
                 return ExitCode::from(USAGE);
             }
+        }
+    }
+    // Refused before the run rather than after it, as `compile --out` refuses
+    // a path whose directory is missing (no directory is created).
+    if let Some(svg_path) = &svg {
+        if let Some(parent) = svg_path.parent().filter(|parent| !parent.as_os_str().is_empty() && !parent.is_dir()) {
+            eprintln!("retryplan: cannot write the chart to {}: no directory {}", svg_path.display(), parent.display());
+            return ExitCode::from(USAGE);
         }
     }
     let plan = match load(path, profile, false) {
@@ -355,24 +378,23 @@ fn simulate(
         attempts as f64 / elapsed.max(1e-9) / 1e6
     );
 
-    if json {
+    let text = if json {
         match serde_json::to_string_pretty(&result) {
-            Ok(text) => out(&format!("{text}\n")),
+            Ok(text) => format!("{text}\n"),
             Err(error) => {
                 eprintln!("retryplan: cannot write JSON: {error}");
                 return ExitCode::from(INTERNAL);
             }
         }
     } else {
-        out(&report::table(&scenario, seed, &result.variants));
+        report::table(&scenario, seed, &result.variants)
+    };
+    if let Err(code) = out(&text) {
+        return code;
     }
     if let Some(svg_path) = svg {
-        let written = chart::svg(path, &scenario, seed, &result.variants).and_then(|text| {
-            if let Some(parent) = svg_path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(|error| error.to_string())?;
-            }
-            std::fs::write(&svg_path, text).map_err(|error| error.to_string())
-        });
+        let written = chart::svg(path, &scenario, seed, &result.variants)
+            .and_then(|text| std::fs::write(&svg_path, text).map_err(|error| error.to_string()));
         match written {
             Ok(()) => eprintln!("chart written to {}", svg_path.display()),
             Err(error) => {

@@ -410,9 +410,35 @@ fn compile_dependency_writes_the_plans_shared_controls() {
         serde_json::from_str(&std::fs::read_to_string(root().join("examples/checkout.json")).unwrap()).unwrap();
     let config = retryplan::DependencyConfig::from_json(&plan["dependency"].to_string()).expect("valid");
     assert_eq!(retryplan::DependencyConfig::from_compiled(&form), Ok(config));
+    // A valid file without the section asked for is a usage error (2), as an
+    // unknown profile is, not an invalid file (1): `check` calls it ok.
     let none = retryplan(&["compile", "examples/policies/checkout.json", "--dependency"]);
-    assert_eq!((none.code, none.stdout.as_str()), (1, ""));
-    assert!(none.stderr.contains("dependency: compile --dependency needs a `dependency` section"), "{}", none.stderr);
+    assert_eq!((none.code, none.stdout.as_str()), (2, ""), "{}", none.stderr);
+    assert!(
+        none.stderr.starts_with(
+            "retryplan: examples/policies/checkout.json: compile --dependency needs a `dependency` section"
+        ),
+        "{}",
+        none.stderr
+    );
+    assert!(!none.stderr.contains("invalid"), "{}", none.stderr);
+    assert_eq!(retryplan(&["check", "examples/policies/checkout.json"]).code, 0);
+}
+
+#[test]
+fn empty_profiles_are_the_one_problem_of_a_plan_that_has_only_them() {
+    for (text, problem) in [
+        (r#"{"profiles": {}}"#, "profiles must name at least one policy"),
+        (r#"{"profiles": 3}"#, "profiles must be an object of named policies"),
+    ] {
+        let path = scratch("empty_profiles.json", text);
+        let out = retryplan(&["check", &path]);
+        assert_eq!(out.code, 1, "{text}: {}", out.stdout);
+        assert_eq!(out.stdout, format!("{path}: invalid, 1 problem\n  {problem}\n"), "{text}");
+    }
+    let path = scratch("no_policy.json", r#"{"scenario": {}}"#);
+    let out = retryplan(&["check", &path]);
+    assert!(out.stdout.contains("policy: the plan has no `policy` and no `profiles`"), "{}", out.stdout);
 }
 
 #[test]
@@ -825,5 +851,120 @@ fn a_plan_s_problems_quote_its_keys_as_excerpts() {
             Err(FileError::Usage(message)) => assert!(message.len() <= 2048, "{} bytes", message.len()),
             other => panic!("{other:?}"),
         }
+    }
+}
+
+// ---------------------------------------------------------------- output
+
+/// The binary run with its stdout on `stdout`; its exit code and stderr.
+fn retryplan_to(stdout: std::process::Stdio, args: &[&str]) -> (i32, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_retryplan"))
+        .args(args)
+        .current_dir(root())
+        .stdout(stdout)
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "the binary panicked: {stderr}");
+    (output.status.code().unwrap_or(-1), stderr)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_to_stdout_is_an_io_error_with_exit_two() {
+    let commands: [&[&str]; 5] = [
+        &["compile", "examples/policies/checkout.json"],
+        &["explain", "examples/policies/checkout.json"],
+        &["explain", "examples/policies/checkout.json", "--json"],
+        &["check", "examples/checkout.json"],
+        &["simulate", "examples/checkout.json", "--no-svg", "--variants", "as-written"],
+    ];
+    for args in commands {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+        let (code, stderr) = retryplan_to(full.into(), args);
+        assert_eq!(code, 2, "{args:?} > /dev/full: {stderr}");
+        assert!(stderr.contains("retryplan: cannot write to stdout: "), "{args:?} > /dev/full: {stderr}");
+    }
+}
+
+#[test]
+fn a_closed_pipe_on_stdout_ends_the_output_quietly() {
+    // The reader goes away before the binary writes (as `| head -c1` does once
+    // it has its byte): no message, and the command's own exit code.
+    for (args, expected) in [
+        (&["explain", "examples/policies/checkout.json"][..], 0),
+        (&["compile", "examples/policies/checkout.json"][..], 0),
+        (&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--strict"][..], 1),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_retryplan"))
+            .args(args)
+            .current_dir(root())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        drop(child.stdout.take());
+        let output = child.wait_with_output().expect("the binary ends");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked") && !stderr.contains("cannot write"), "{args:?} | closed: {stderr}");
+        assert_eq!(output.status.code(), Some(expected), "{args:?} | closed: {stderr}");
+    }
+}
+
+#[test]
+fn a_negative_number_is_an_invalid_value_of_its_option() {
+    for (args, option) in [
+        (&["explain", "examples/policies/checkout.json", "--deadline-ms", "-5"][..], "--deadline-ms"),
+        (&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "-5"][..], "--first-attempt-at-ms"),
+        (&["simulate", "examples/checkout.json", "--no-svg", "--seed", "-1"][..], "--seed"),
+    ] {
+        let out = retryplan(args);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        let value = args.last().unwrap();
+        assert!(out.stderr.contains(&format!("invalid value '{value}' for '{option}")), "{args:?}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn simulate_refuses_a_chart_path_and_no_chart_together() {
+    let out = retryplan(&["simulate", "examples/checkout.json", "--svg", "out.svg", "--no-svg"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("cannot be used with"), "{}", out.stderr);
+    assert!(!root().join("out.svg").exists(), "no chart written");
+}
+
+#[test]
+fn simulate_refuses_a_chart_in_a_missing_directory_as_compile_out_does() {
+    let dir = std::env::temp_dir().join(format!("retryplan-cli-tests-{}-missing", std::process::id()));
+    let svg = dir.join("x.svg").to_string_lossy().into_owned();
+    let out = retryplan(&["simulate", "examples/checkout.json", "--svg", &svg]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains(&format!("cannot write the chart to {svg}")), "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "refused before the run: {}", out.stdout);
+    assert!(!dir.exists(), "no directory created");
+    let bin = dir.join("x.bin").to_string_lossy().into_owned();
+    let compiled = retryplan(&["compile", "examples/policies/checkout.json", "--out", &bin]);
+    assert_eq!(compiled.code, 2, "{}", compiled.stderr);
+    assert!(compiled.stderr.contains(&format!("cannot write {bin}")), "{}", compiled.stderr);
+    assert!(!dir.exists(), "no directory created");
+}
+
+#[test]
+fn a_one_field_object_whose_field_is_refused_is_one_problem_at_that_field() {
+    for (timeout, problem) in [
+        (
+            r#"{"fixed_ms": 2.5}"#,
+            "attempt_timeout.fixed_ms: expected a whole number of milliseconds, 0 or more, found the number 2.5",
+        ),
+        (
+            r#"{"fixed_ms": 200, "fraction_of_remaining": 0.5}"#,
+            "attempt_timeout: expected an object with exactly one of `fixed_ms`, `fraction_of_remaining`",
+        ),
+        (r#"{}"#, "attempt_timeout: expected an object with exactly one of `fixed_ms`, `fraction_of_remaining`"),
+    ] {
+        let path = scratch("one_of.json", &format!(r#"{{"attempt_timeout": {timeout}}}"#));
+        let out = retryplan(&["check", &path]);
+        assert_eq!(out.code, 1, "{timeout}: {}", out.stdout);
+        assert_eq!(out.stdout, format!("{path}: invalid, 1 problem\n  {problem}\n"), "{timeout}");
     }
 }

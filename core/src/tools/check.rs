@@ -25,7 +25,7 @@
 
 use crate::config::error::{Error, Violation};
 use crate::controls::dependency::{Dependency, DependencyConfig};
-use crate::ground::message::Message;
+use crate::ground::message::{Message, Rule};
 use crate::policy::{Policy, PolicyConfig};
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -171,7 +171,12 @@ pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Viol
         let names = ["unknown field", "unknown variant", "missing field"];
         let in_guess =
             guessed.iter().any(|path| within(&written, path)) && names.iter().any(|start| text.starts_with(start));
-        let ours = left_out.iter().any(|path| within(&written, path));
+        // An object of exactly one field (`{"fixed_ms": 2.5}`) whose field
+        // was left out for its value is empty by this reader's doing: its
+        // problem is the field's, reported already.
+        let emptied =
+            problem.message.rule() == Rule::ExactlyOneOf && left_out.iter().any(|path| within(path, &written));
+        let ours = emptied || left_out.iter().any(|path| within(&written, path));
         if ours && text.starts_with("missing field") {
             // A required field left out for its value: a stand-in of the same
             // kind lets the rest of its object be read and checked (rules about
