@@ -52,21 +52,22 @@ pub fn outcome_from_http_response(
 /// `last_outcome` is how the last attempt the core took into account ended:
 /// when it is the verdict every helper gives an error nothing classified
 /// (`unknownErrorVerdict()`), the core adds its hint naming `outcomeOfError`
-/// (`unknownErrorHint()`), unless `raisedWith` is `Held.VALUE`: the ending is
-/// raised with a value (`retrying`'s `outcomeOfResult` judged it), and the
-/// hint speaks of an error. Null for a decision that is not a typed ending
+/// (`unknownErrorHint()`), unless `raisedWithValue`: the ending is raised
+/// with a value (`retrying`'s `outcomeOfResult` judged it), and the hint
+/// speaks of an error. Null for a decision that is not a typed ending
 /// (`GaveUp`, `Reconcile`, `Restart`).
-#[uniffi::export(default(last_outcome = None, raised_with = None))]
+#[uniffi::export(default(last_outcome = None, raised_with_value = false))]
 pub fn ending_message(
     decision: Decision,
     operation: String,
     idempotency_key: String,
     last_outcome: Option<Outcome>,
-    raised_with: Option<rp::Held>,
+    raised_with_value: bool,
 ) -> Result<Option<String>> {
     let decision = rp::Decision::try_from(decision)?;
     let last_outcome = last_outcome.map(rp::Outcome::try_from).transpose()?;
-    let message = decision.ending_message_after(last_outcome, raised_with, &operation, &idempotency_key, ERROR_HOOK);
+    let message =
+        decision.ending_message_after(last_outcome, raised_with_value, &operation, &idempotency_key, ERROR_HOOK);
     Ok(message.map(|message| message.to_string()))
 }
 

@@ -146,8 +146,8 @@ impl Ending {
     #[must_use]
     pub fn message(&self, operation: &str, idempotency_key: &str, error_hook: &str) -> Option<Message> {
         let last_outcome = self.last_result.map(|result| result.outcome);
-        let raised_with = self.result.filter(|result| !result.returned).map(|result| result.held);
-        self.decision.ending_message_after(last_outcome, raised_with, operation, idempotency_key, error_hook)
+        let raised_with_value = matches!(self.result, Some(EndingResult { returned: false, held: Held::Value, .. }));
+        self.decision.ending_message_after(last_outcome, raised_with_value, operation, idempotency_key, error_hook)
     }
 }
 

@@ -7,7 +7,6 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::ground::message::{Arg, Message, Rule};
-use crate::outcomes::action::Held;
 use crate::outcomes::classify::{Outcome, Verdict};
 
 /// An identifier for one attempt's request: 64 bits shown as 16 lowercase hex digits.
@@ -394,10 +393,9 @@ impl Decision {
     /// classified ([`Verdict::UNKNOWN_ERROR`]), `"; "` and the hint naming
     /// `error_hook`, the helper's hook that classifies errors
     /// ([`Verdict::unknown_error_hint`]: `outcomeOfError` in JavaScript and
-    /// Kotlin, `outcome_of_error=` in Python), unless `raised_with` says the
-    /// ending is raised with a value ([`Held::Value`](crate::Held::Value): a
-    /// function's value the caller's `outcomeOfResult` judged; the hint speaks
-    /// of an error). None for any decision but `GaveUp`, `Reconcile` and
+    /// Kotlin, `outcome_of_error=` in Python), unless `raised_with_value`: the
+    /// ending is raised with a value (a function's value the caller's
+    /// `outcomeOfResult` judged), and the hint speaks of an error. None for any decision but `GaveUp`, `Reconcile` and
     /// `Restart`. The one place that decides when an ending carries the hint;
     /// [`Ending::message`](crate::Ending::message) reads all three from a
     /// driver's ending.
@@ -406,36 +404,33 @@ impl Decision {
     /// use retryplan::{Decision, Outcome, Verdict};
     /// let reconcile = Decision::Reconcile { attempts: 1, remaining_ms: 0, abort_attempts: Default::default() };
     /// let unknown = Outcome::Application { verdict: Verdict::UNKNOWN_ERROR };
-    /// let message = reconcile.ending_message_after(Some(unknown), None, "placeOrder", "k-1", "outcomeOfError").unwrap();
+    /// let message = reconcile.ending_message_after(Some(unknown), false, "placeOrder", "k-1", "outcomeOfError").unwrap();
     /// assert_eq!(
     ///     message.to_string(),
     ///     format!("{}; {}", reconcile.ending_message("placeOrder", "k-1").unwrap(), Verdict::unknown_error_hint("outcomeOfError"))
     /// );
     /// // Any other last outcome (or none), or an ending raised with a value: the ending's words alone.
     /// let conflict = Outcome::Application { verdict: Verdict::Conflict };
-    /// let message = reconcile.ending_message_after(Some(conflict), None, "placeOrder", "k-1", "outcomeOfError").unwrap();
+    /// let message = reconcile.ending_message_after(Some(conflict), false, "placeOrder", "k-1", "outcomeOfError").unwrap();
     /// assert!(!message.to_string().contains("outcomeOfError"));
-    /// let value = Some(retryplan::Held::Value);
-    /// let message = reconcile.ending_message_after(Some(unknown), value, "placeOrder", "k-1", "outcomeOfError").unwrap();
+    /// let message = reconcile.ending_message_after(Some(unknown), true, "placeOrder", "k-1", "outcomeOfError").unwrap();
     /// assert!(!message.to_string().contains("outcomeOfError"));
     /// ```
     #[must_use]
     pub fn ending_message_after(
         &self,
         last_outcome: Option<Outcome>,
-        raised_with: Option<Held>,
+        raised_with_value: bool,
         operation: &str,
         idempotency_key: &str,
         error_hook: &str,
     ) -> Option<Message> {
         let words = self.ending_message(operation, idempotency_key)?;
         Some(match last_outcome {
-            Some(Outcome::Application { verdict: Verdict::UNKNOWN_ERROR }) if raised_with != Some(Held::Value) => {
-                Message::new(
-                    Rule::EndingWithHint,
-                    alloc::vec![Arg::from(words), Arg::from(Verdict::unknown_error_hint(error_hook))],
-                )
-            }
+            Some(Outcome::Application { verdict: Verdict::UNKNOWN_ERROR }) if !raised_with_value => Message::new(
+                Rule::EndingWithHint,
+                alloc::vec![Arg::from(words), Arg::from(Verdict::unknown_error_hint(error_hook))],
+            ),
             _ => words,
         })
     }
@@ -563,7 +558,7 @@ mod tests {
         for ending in endings {
             let words = ending.ending_message("op", "k").unwrap().to_string();
             let after = |outcome| {
-                let message = ending.ending_message_after(outcome, None, "op", "k", "outcome_of_error=").unwrap();
+                let message = ending.ending_message_after(outcome, false, "op", "k", "outcome_of_error=").unwrap();
                 message.to_string()
             };
             let with_hint = after(Some(unknown));
@@ -590,7 +585,7 @@ mod tests {
             Decision::Wait { retry: 0, delay_ms: 1, until_ms: 2, retry_after_ms: None, remaining_ms: 3 },
         ];
         for decision in not_endings {
-            assert!(decision.ending_message_after(Some(unknown), None, "op", "k", "outcomeOfError").is_none());
+            assert!(decision.ending_message_after(Some(unknown), false, "op", "k", "outcomeOfError").is_none());
         }
     }
 

@@ -32,7 +32,7 @@ sealed class OperationFailedException(
      * so close it when it holds a resource.
      */
     val lastValue: Any? = null,
-) : IOException(endingMessage(decision, operation, idempotencyKey, lastOutcome, lastValue?.let { Held.VALUE }) ?: decision.toString(), cause)
+) : IOException(endingMessage(decision, operation, idempotencyKey, lastOutcome, lastValue != null) ?: decision.toString(), cause)
 
 /** The operation gave up: [reason] says why (`ATTEMPTS_EXHAUSTED`, `DEADLINE_INSUFFICIENT`, ...). */
 class GaveUpException @JvmOverloads constructor(
