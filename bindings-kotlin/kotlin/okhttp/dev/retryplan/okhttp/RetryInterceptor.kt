@@ -169,8 +169,10 @@ class RetryInterceptor @JvmOverloads constructor(
  * `IllegalArgumentException` for an invalid request. Its message names the
  * request ([operation]: method and URL) and the cause's words.
  */
-class RetryInterceptorException internal constructor(operation: String, cause: Exception) :
-    IOException("retryplan: $operation: ${if (cause is RetryplanException) cause.message else cause.toString()}", cause)
+class RetryInterceptorException internal constructor(operation: String, cause: Exception) : IOException(refusalMessage(operation, cause), cause)
+
+/** The message of a [RetryInterceptorException]: the request, and the core's words for its error, else the exception. */
+private fun refusalMessage(operation: String, cause: Exception) = "retryplan: $operation: ${if (cause is RetryplanException) cause.message else cause.toString()}"
 
 /** The smaller of a chain's own timeout ([ownMs]; 0 is no timeout in OkHttp) and the attempt's window ([attemptMs]). */
 private fun tighter(ownMs: Int, attemptMs: Int): Int = if (ownMs in 1 until attemptMs) ownMs else attemptMs
