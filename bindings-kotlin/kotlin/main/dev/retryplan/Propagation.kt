@@ -33,7 +33,8 @@ const val MALFORMED_PROPAGATION_STATUS = 400
  * coroutine context element (`withContext(requestContext) { ... }`, or
  * [serving]), which `retrying {}` and `RetryingHttpClient.sendAwait` pick up;
  * blocking code passes it explicitly (`RetryingHttpClient.send(..., context)`,
- * OkHttp's request tag: `OkHttpClient.within(context)`), no `ThreadLocal`.
+ * the blocking `retrying(..., context)`, OkHttp's request tag:
+ * `OkHttpClient.within(context)`), no `ThreadLocal`.
  */
 class RequestContext(
     /** The context the core read from the incoming request. */

@@ -95,7 +95,11 @@ internal class Helper(
         return driver.use { body(Host(it, clock, io, onDecision, outcomeOfError, request)) }
     }
 
-    /** [retrying] under these options, its endings naming the operation [operation]. */
+    /**
+     * [retrying] under these options, its endings naming the operation
+     * [operation], inside the request being served [context] (blocking code
+     * passes it) or else the calling coroutine's, as `RetryingHttpClient` does.
+     */
     suspend fun <T> retryingNamed(
         operation: String,
         idempotencyKey: String?,
@@ -103,11 +107,13 @@ internal class Helper(
         seed: Long?,
         outcomeOfResult: ((T) -> Outcome?)?,
         onDiscard: (T) -> Unit,
+        context: RequestContext?,
         block: suspend (Attempt) -> T,
     ): T {
         // A lambda, not `::failureOf`: a function reference loads Kotlin's reflection classes on a process's first call.
         val io = Io(null, { failureOf(it) }, { false }, onDiscard, outcomeOfResult)
-        return operate(io, RequestContext.current(), idempotencyKey = idempotencyKey, deadlineMs = deadlineMs, seed = seed) { it.run(block).valueOrThrow(operation) }
+        val served = context ?: RequestContext.current()
+        return operate(io, served, idempotencyKey = idempotencyKey, deadlineMs = deadlineMs, seed = seed) { it.run(block).valueOrThrow(operation) }
     }
 }
 
@@ -165,4 +171,4 @@ suspend fun <T> retrying(
     clock: MonotonicClock = MonotonicClock.SYSTEM,
     seed: Long? = null,
     block: suspend (Attempt) -> T,
-): T = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock).retryingNamed(operationName(block), idempotencyKey, deadlineMs, seed, outcomeOfResult, onDiscard, block)
+): T = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock).retryingNamed(operationName(block), idempotencyKey, deadlineMs, seed, outcomeOfResult, onDiscard, null, block)

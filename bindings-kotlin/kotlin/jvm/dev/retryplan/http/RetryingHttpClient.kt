@@ -13,6 +13,7 @@ import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.RequestContext
+import dev.retryplan.RetryplanException
 import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.eachRequestHeader
@@ -60,8 +61,11 @@ class RetryingHttpClient(
      * blocking the calling thread (interrupt it to cancel: `InterruptedException`).
      * Returns the last response with the ending, when there is one and the
      * ending is not reconcile; otherwise throws the typed ending (an
-     * `IOException`). An `IllegalArgumentException` of the client (an invalid
-     * request) is rethrown unchanged. Inside a request being served, pass its
+     * `IOException`). An invalid request is an `IllegalArgumentException`,
+     * never retried: the client's own, rethrown unchanged, or the core's
+     * refusal of the request's own `Idempotency-Key` (empty or malformed),
+     * whose cause is the typed `RetryplanException.InvalidArgument`. An
+     * exception a hook throws propagates as it is. Inside a request being served, pass its
      * [context]: the driver starts from the caller's context, each attempt
      * carries the core's outgoing headers, a give-up decides the answer's headers.
      */
@@ -86,13 +90,19 @@ class RetryingHttpClient(
         val template = request.copy().build()
         // A key the caller already set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
         val callerKey = template.headers().firstValue(IDEMPOTENCY_KEY_HEADER).orElse(null)
-        val http = helper.policy.httpRequest(template.method(), idempotent, callerKey)
+        val operation = dev.retryplan.requestName(template.method(), template.uri().toString())
+        val http = try {
+            helper.policy.httpRequest(template.method(), idempotent, callerKey)
+        } catch (refused: RetryplanException) {
+            // An invalid request, as the client's own refusal is: an IllegalArgumentException, the core's words, the typed cause.
+            throw IllegalArgumentException("retryplan: $operation: ${refused.message}", refused)
+        }
         val read = { response: HttpResponse<T> -> HttpReading(response.statusCode().toLong()) { response.headers().firstValue(it).orElse(null) } }
         return helper.operate(Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), served, http) { host ->
             val ownTimeout = template.timeout().orElse(null)
             val ended = host.run { attempt -> client.sendAsync(copy(request, ownTimeout, attempt), bodyHandler).await(::closeBody) }
             ended.cutFailedBodyAtAbort(::closeBody)
-            RetriedResponse(ended.decision, ended.valueOrThrow(dev.retryplan.requestName(template.method(), template.uri().toString())), host.key)
+            RetriedResponse(ended.decision, ended.valueOrThrow(operation), host.key)
         }
     }
 

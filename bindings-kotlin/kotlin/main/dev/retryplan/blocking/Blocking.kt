@@ -8,6 +8,7 @@ import dev.retryplan.Helper
 import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
+import dev.retryplan.RequestContext
 import dev.retryplan.Stats
 import dev.retryplan.closeIfCloseable
 import dev.retryplan.operationName
@@ -109,6 +110,13 @@ fun <T> blocking(
  * other values held still released, a second exception dropped). A value an
  * aborted attempt's thread returns after its abort goes to [onDiscard] on that
  * thread, an exception it throws dropped.
+ *
+ * Inside a request being served, pass its [context] (blocking code has no
+ * coroutine context to carry it; as `RetryingHttpClient.send(..., context)`):
+ * the driver starts from the caller's context (its deadline, key and retrying
+ * layer: one attempt when the caller retries), each `Attempt.propagationHeaders`
+ * holds the headers to send, and a give-up decides the request's answer
+ * headers, as the suspend one does inside `serving {}`.
  */
 fun <T> retrying(
     policy: Policy,
@@ -122,10 +130,29 @@ fun <T> retrying(
     onDiscard: (T) -> Unit = ::closeIfCloseable,
     clock: MonotonicClock = MonotonicClock.SYSTEM,
     seed: Long? = null,
+    context: RequestContext? = null,
     block: (Attempt) -> T,
 ): T = blocking {
-    Helper(policy, dependency, stats, onDecision, outcomeOfError, clock).retryingNamed(operationName(block), idempotencyKey, deadlineMs, seed, outcomeOfResult, onDiscard) { attempt ->
+    val helper = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock)
+    helper.retryingNamed(operationName(block), idempotencyKey, deadlineMs, seed, outcomeOfResult, onDiscard, context) { attempt ->
         // An aborted attempt's value its thread still returns goes to onDiscard there (never null), its exception dropped.
         interruptible({ if (it != null) onDiscard(it) }) { block(attempt) }
     }
 }
+
+/** The signature before `context`: kept so code compiled against it still links. */
+@Deprecated("kept for binary compatibility: call retrying, which takes a context", level = DeprecationLevel.HIDDEN)
+fun <T> retrying(
+    policy: Policy,
+    dependency: Dependency? = null,
+    idempotencyKey: String? = null,
+    deadlineMs: Long? = null,
+    stats: Stats? = null,
+    onDecision: ((Event) -> Unit)? = null,
+    outcomeOfError: ((Throwable) -> Outcome?)? = null,
+    outcomeOfResult: ((T) -> Outcome?)? = null,
+    onDiscard: (T) -> Unit = ::closeIfCloseable,
+    clock: MonotonicClock = MonotonicClock.SYSTEM,
+    seed: Long? = null,
+    block: (Attempt) -> T,
+): T = retrying(policy, dependency, idempotencyKey, deadlineMs, stats, onDecision, outcomeOfError, outcomeOfResult, onDiscard, clock, seed, null, block)

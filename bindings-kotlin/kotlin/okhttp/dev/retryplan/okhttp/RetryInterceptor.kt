@@ -13,6 +13,7 @@ import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.RequestContext
+import dev.retryplan.RetryplanException
 import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.blocking.interruptible
@@ -63,7 +64,13 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * is readable until its attempt's abort time, when its call is cancelled; a
  * success's body is the caller's); else it
  * throws the typed ending (an `IOException`). `call.cancel()` cancels the operation and every attempt
- * (`IOException("Canceled")`, as OkHttp throws). A call made inside a request
+ * (`IOException("Canceled")`, as OkHttp throws). It throws only
+ * `IOException`s, as OkHttp's interceptors must, on `execute()` and
+ * `enqueue()` alike: any other exception (the core's refusal of a request
+ * whose own `Idempotency-Key` is empty or malformed, a hook's exception,
+ * OkHttp's `IllegalArgumentException` for an invalid request) arrives as a
+ * [RetryInterceptorException] whose cause it is (an `Error` propagates as it
+ * is). A call made inside a request
  * being served carries its [RequestContext] as its tag ([within],
  * [withAmbientContext]): the driver starts from the caller's context, each
  * attempt carries the core's outgoing headers, and a give-up decides the
@@ -89,9 +96,19 @@ class RetryInterceptor @JvmOverloads constructor(
                 .withReadTimeout(tighter(chain.readTimeoutMillis(), timeoutMs), TimeUnit.MILLISECONDS)
                 .withWriteTimeout(tighter(chain.writeTimeoutMillis(), timeoutMs), TimeUnit.MILLISECONDS).proceed(request)
         }
-        val call = chain.call()
-        if (call.isCanceled) throw IOException("Canceled")
         val request = chain.request()
+        val operation = dev.retryplan.requestName(request.method(), request.url().toString())
+        return try {
+            operate(chain.call(), request, operation)
+        } catch (error: Exception) {
+            // OkHttp's contract: an interceptor throws IOException (on OkHttp 3 anything else reaches neither of enqueue's callbacks).
+            throw error as? IOException ?: RetryInterceptorException(operation, error)
+        }
+    }
+
+    /** Runs [request]'s operation for [call], its endings naming it [operation]. */
+    private fun operate(call: Call, request: Request, operation: String): Response {
+        if (call.isCanceled) throw IOException("Canceled")
         // A key the caller set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
         val http = helper.policy.httpRequest(request.method(), request.tag(Idempotent::class.java)?.value, request.header(IDEMPOTENCY_KEY_HEADER))
         val io = Io<Response>({ HttpReading(it.code().toLong(), it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
@@ -111,7 +128,7 @@ class RetryInterceptor @JvmOverloads constructor(
                 returned = ended.value?.let(callOf::get)
                 // Cancelling the attempt's call at its abort time ends a failed body still streaming then.
                 ended.cutFailedBodyAtAbort { callOf[it]?.cancel() }
-                ended.valueOrThrow(dev.retryplan.requestName(request.method(), request.url().toString()))
+                ended.valueOrThrow(operation)
             } finally {
                 // The loop does not wait for aborted attempts: cancel their calls before they stop being
                 // attempts here, so one that starts late cannot run as an operation of its own.
@@ -140,6 +157,22 @@ class RetryInterceptor @JvmOverloads constructor(
         return interruptible(Response::close, own::cancel) { own.execute().also { callOf[it] = own } }
     }
 }
+
+/**
+ * What [RetryInterceptor] throws in place of an exception that is not an
+ * `IOException`, since an OkHttp interceptor throws only `IOException`s (on
+ * OkHttp 3 anything else reaches neither of `enqueue`'s callbacks: the caller
+ * would wait forever). Its [cause] is that exception, as it was: the core's
+ * refusal of the request (`RetryplanException.InvalidArgument` naming the
+ * `Idempotency-Key` header when the request's own key is empty or malformed),
+ * an exception a hook (`onDecision`, `outcomeOfError`) threw, or OkHttp's
+ * `IllegalArgumentException` for an invalid request. Its message names the
+ * request ([operation]: method and URL) and the cause's words.
+ */
+class RetryInterceptorException internal constructor(operation: String, cause: Exception) : IOException(refusalMessage(operation, cause), cause)
+
+/** The message of a [RetryInterceptorException]: the request, and the core's words for its error, else the exception. */
+private fun refusalMessage(operation: String, cause: Exception) = "retryplan: $operation: ${if (cause is RetryplanException) cause.message else cause.toString()}"
 
 /** The smaller of a chain's own timeout ([ownMs]; 0 is no timeout in OkHttp) and the attempt's window ([attemptMs]). */
 private fun tighter(ownMs: Int, attemptMs: Int): Int = if (ownMs in 1 until attemptMs) ownMs else attemptMs

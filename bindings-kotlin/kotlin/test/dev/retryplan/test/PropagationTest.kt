@@ -2,14 +2,18 @@ package dev.retryplan.test
 
 import com.sun.net.httpserver.HttpExchange
 import com.sun.net.httpserver.HttpServer
+import dev.retryplan.Attempt
 import dev.retryplan.Blame
 import dev.retryplan.Decision
+import dev.retryplan.GaveUpException
 import dev.retryplan.GiveUpReason
 import dev.retryplan.MALFORMED_PROPAGATION_STATUS
+import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.RequestContext
 import dev.retryplan.RetryplanException
 import dev.retryplan.Served
+import dev.retryplan.Verdict
 import dev.retryplan.http.RetryingHttpClient
 import dev.retryplan.okhttp.RetryInterceptor
 import dev.retryplan.okhttp.retrying
@@ -23,8 +27,10 @@ import okhttp3.Request
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
+import java.io.IOException
 import java.net.InetSocketAddress
 import java.net.URI
 import java.net.http.HttpClient
@@ -32,6 +38,7 @@ import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.util.Collections
 import java.util.concurrent.Executors
+import dev.retryplan.blocking.retrying as retryingBlocking
 
 /**
  * Issue 27 on the JVM, against real servers on 127.0.0.1: a service (the
@@ -221,6 +228,48 @@ class PropagationTest {
         val headers = seen.single()
         assertEquals("order-9", headers["idempotency-key"])
         assertTrue(timeoutMs(headers) in 1..1430, "retryplan-timeout-ms ${timeoutMs(headers)}")
+    }
+
+    @Test
+    fun `the blocking retrying takes the request's context explicitly, the caller's deadline bounds the next hop's, the key goes on`() {
+        val (hop, seen) = nextHop(200)
+        val keys = Collections.synchronizedList(mutableListOf<String>())
+        val service = Server { exchange ->
+            val context = RequestContext.read(policy) { exchange.requestHeaders.getFirst(it) }
+            val status = retryingBlocking(policy, context = context) { attempt ->
+                keys += attempt.idempotencyKey
+                val request = HttpRequest.newBuilder(hop.uri).apply { attempt.propagationHeaders.forEach { header(it.name, it.value) } }
+                plain.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode()
+            }
+            exchange.sendResponseHeaders(status, -1)
+        }.closed()
+        assertEquals(200, get(service.uri, "grpc-timeout" to "800m", "idempotency-key" to "order-8").statusCode())
+        assertEquals(listOf("order-8"), keys.toList())
+        val headers = seen.single()
+        assertEquals("order-8", headers["idempotency-key"])
+        assertEquals("1", headers["retryplan-attempt"])
+        // At most the caller's 800 ms less the 20 ms reserve for the way back and the 50 ms response reserve.
+        assertTrue(timeoutMs(headers) in 1..730, "retryplan-timeout-ms ${timeoutMs(headers)}")
+    }
+
+    @Test
+    fun `the blocking retrying inside a request whose caller retries makes one attempt, within the caller's deadline`() {
+        val incoming = mapOf("retryplan-caller-retries" to "?1", "retryplan-timeout-ms" to "2000")
+        val context = RequestContext.read(policy) { incoming[it] }
+        val attempts = Collections.synchronizedList(mutableListOf<Attempt>())
+        val ended = assertThrows(GaveUpException::class.java) {
+            retryingBlocking<Int>(policy, outcomeOfError = { Outcome.Application(Verdict.RETRYABLE) }, context = context) { attempt ->
+                attempts += attempt
+                throw IOException("the next hop is down")
+            }
+        }
+        assertEquals(GiveUpReason.ATTEMPTS_EXHAUSTED, ended.reason)
+        assertEquals(1, attempts.size, "the layer above retries: this one makes one attempt")
+        val attempt = attempts.single()
+        assertTrue(attempt.remainingMs in 1..1930, "remainingMs ${attempt.remainingMs}")
+        assertTrue(attempt.timeoutMs in 1..1930, "timeoutMs ${attempt.timeoutMs}")
+        assertEquals("?1", attempt.propagationHeaders.single { it.name == "retryplan-caller-retries" }.value)
+        assertTrue(context.answerHeaders().isEmpty(), "one attempt exhausted is no overload answer")
     }
 
     @Test
