@@ -7,6 +7,7 @@
 // returned or raised by the finish.
 import { _driverCancel, _driverResultOf, _free } from '../wasm/retryplan_js.js';
 import { Attempt, abortAttempt, decided } from './convert.js';
+import { RetryplanError } from './error.js';
 import { requestIdText } from './words.js';
 import { read, words } from './outcomes.js';
 import { nextEvent, pollAction } from './records.js';
@@ -144,9 +145,15 @@ export class Host {
     this.received(entry, decided(receipt) === WIRE.RECEIPT.accepted, value, undefined, undefined, now);
   }
 
-  /** Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: the core's verdict for an unknown error, `ambiguous`). */
+  /**
+   * Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: the
+   * core's verdict for an unknown error, `ambiguous`). Misuse of retryplan itself (a RetryplanError whose blame is
+   * `caller` or `configuration`) is no attempt's outcome: the operation ends with it, unchanged, as in every language.
+   */
   threw(entry, thrown) {
     if (this.done) return;
+    if (thrown instanceof RetryplanError && (thrown.blame === 'caller' || thrown.blame === 'configuration'))
+      return this.abandon(thrown);
     const failure = this.io.failureOf(thrown);
     if (failure !== undefined)
       return this.handIn(entry, WIRE.OUTCOME.failure, WIRE.FAILURE[failure], undefined, thrown);
@@ -389,11 +396,18 @@ export class Host {
     );
   }
 
-  /** Ends a failed loop: the driver cancelled and freed, the running attempts aborted, the held values dropped. */
+  /**
+   * Ends a failed loop: the driver cancelled (the cancel observed, as in every language; an error the observer
+   * throws then is dropped: the one being raised wins) and freed, the running attempts aborted, the held values
+   * dropped.
+   */
   discard() {
     this.done = true;
     try {
       _driverCancel(this.driver, this.now());
+      this.report();
+    } catch {
+      // Raised while the failure is being raised: the first error wins.
     } finally {
       _free(this.driver);
     }

@@ -877,3 +877,35 @@ test("run: the caller's cancel drops a held value (to onDiscard) and rejects wit
   assert.equal(error, controller.signal.reason);
   assert.deepEqual(discarded, ['busy']);
 });
+
+test("run: misuse of retryplan inside an attempt (blame caller or configuration) ends the run with that error, unchanged, never retried; a nested operation's typed ending is an attempt's error", async () => {
+  for (const misuse of [() => Policy.fromConfig({ maxAttempts: 0 }), () => run(quick(), () => 1, { sigal: null })]) {
+    let calls = 0;
+    const decisions = [];
+    const error = await rejection(
+      run(
+        quick(),
+        async () => {
+          calls += 1;
+          await misuse();
+        },
+        { onDecision: ({ decision }) => decisions.push(decision.type) },
+      ),
+    );
+    assert.ok(error instanceof RetryplanError && !(error instanceof OperationFailedError), String(error));
+    assert.ok(['configuration', 'caller'].includes(error.blame), error.blame);
+    assert.equal(calls, 1, 'never retried');
+    assert.deepEqual(decisions, ['start_attempt', 'gave_up'], 'the operation ends (cancelled)');
+  }
+  // A nested operation's ending is not misuse: the outer run retries it as any error nothing classified.
+  let outer = 0;
+  const nested = await rejection(
+    run(quick(), async () => {
+      outer += 1;
+      await run(quick({ maxAttempts: 1 }), () => {
+        throw new TypeError('inner');
+      });
+    }),
+  );
+  assert.deepEqual([nested.name, outer, nested.cause.name], ['GaveUpError', 3, 'GaveUpError']);
+});

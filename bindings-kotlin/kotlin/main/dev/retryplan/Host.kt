@@ -21,7 +21,8 @@ internal class HttpReading(val status: Long, val header: (String) -> String?)
  * is read (null: a function's value, judged by [outcomeOfResult]; else a
  * response, read by the core), which of its errors its failure table names
  * (the binding's [failureOf], plus what the helper knows of its client),
- * which errors mean the request itself is invalid (rethrown unchanged), how
+ * which errors mean the request itself is invalid (rethrown unchanged, as is
+ * misuse of retryplan itself: [isMisuse]), how
  * to release a value it will not return (never called with null; a
  * function's value goes to the caller's `onDiscard`, whose exception ends the
  * operation, a response is closed quietly), and what a function's value means
@@ -262,7 +263,8 @@ internal class Host<T>(
             val outcome = io.outcomeOfResult?.let { judge -> releasingIfThrows(settled) { judge(value) } }
             return handOutcome(token, settled, Held.VALUE, outcome ?: Outcome.Success)
         }
-        if (io.invalid(error)) throw error
+        // An invalid request, or misuse of retryplan itself (blame caller or configuration): no attempt's outcome.
+        if (io.invalid(error) || error.isMisuse()) throw error
         io.failureOf(error)?.let { return result(token, settled, Held.ERROR, W.OUTCOME_FAILURE, W.word(it)) }
         handOutcome(token, settled, Held.ERROR, outcomeOfError?.invoke(error) ?: UNKNOWN_ERROR)
     }
@@ -356,6 +358,15 @@ internal class Host<T>(
         held.clear()
     }
 }
+
+/**
+ * Misuse of retryplan itself, raised inside an attempt (a [RetryplanException]
+ * whose blame is the caller's or the configuration's, such as a policy built
+ * there from a bad configuration): never an attempt's outcome, so the
+ * operation ends with it, unchanged, as in every language. A nested
+ * operation's typed ending ([OperationFailedException]) is not misuse.
+ */
+private fun Throwable.isMisuse() = this is RetryplanException && (blame == Blame.CALLER || blame == Blame.CONFIGURATION)
 
 /** The failure table of an HTTP helper: the binding's, and any other I/O error of the client as a lost connection. */
 internal fun httpFailureOf(error: Throwable): Failure? = failureOf(error) ?: if (error is java.io.IOException) Failure.CONNECTION_LOST else null

@@ -303,6 +303,32 @@ class SuspendRetryingTest {
     }
 
     @Test
+    fun `misuse of retryplan inside an attempt ends retrying with it, unchanged and never retried, suspend and blocking`() {
+        var calls = 0
+        val misuse = { _: dev.retryplan.Attempt ->
+            calls++
+            Policy.fromJson("""{"max_attempts": 0}""") // blame configuration: the caller's to fix
+        }
+        for (blocking in listOf(false, true)) {
+            calls = 0
+            val seen = mutableListOf<Decision>()
+            val thrown = assertThrows(RetryplanException::class.java) {
+                policy().use { policy ->
+                    if (blocking) {
+                        retryingBlocking(policy, onDecision = { seen += it.decision }, block = misuse)
+                    } else {
+                        runBlocking { retrying(policy, onDecision = { seen += it.decision }) { misuse(it) } }
+                    }
+                }
+            }
+            assertEquals("config_violations", thrown.code)
+            assertEquals(1, calls, "never retried")
+            val gaveUp = seen.last() as Decision.GaveUp
+            assertEquals(GiveUpReason.CANCELLED, gaveUp.reason, "the operation ends")
+        }
+    }
+
+    @Test
     fun `a request the client refuses as invalid is rethrown unchanged`() {
         val http = RetryingHttpClient(HttpClient.newHttpClient(), policy())
         val error = assertThrows(IllegalArgumentException::class.java) {
