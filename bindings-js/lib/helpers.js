@@ -111,8 +111,8 @@ function ending(host, { decision, lastResult }, operation) {
   );
 }
 
-/** How an ending names run()'s operation: by the attempt function's name. */
-const operationName = (attempt) => attempt.name || 'operation';
+/** How an ending names run()'s operation: by the attempt function's name (a bound one's without "bound "). */
+const operationName = (attempt) => `${attempt.name}`.replace(/^(bound )+/, '') || 'operation';
 
 /**
  * How an ending names a request: its method and URL, without credentials or fragment: the core's `request_name`

@@ -163,6 +163,9 @@ test("run: each ending says, in the core's words, which operation, what happened
   }
   const thrice = await rejection(run(quick(), fetchStock, { outcomeOfError: retryable }));
   assert.equal(thrice.message, 'retryplan: fetchStock: gave up after 3 attempts: attempts_exhausted');
+  // A bound method by its own name (a bound function's is "bound fetchStock"; Python gives the qualified name).
+  const bound = await rejection(run(quick(), fetchStock.bind(null), { outcomeOfError: fatal }));
+  assert.equal(bound.message, 'retryplan: fetchStock: gave up after 1 attempt: not_retryable');
   const reset = new TypeError('fetch failed', {
     cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
   });
