@@ -968,3 +968,31 @@ fn a_one_field_object_whose_field_is_refused_is_one_problem_at_that_field() {
         assert_eq!(out.stdout, format!("{path}: invalid, 1 problem\n  {problem}\n"), "{timeout}");
     }
 }
+
+#[test]
+fn a_missing_required_field_is_read_with_a_stand_in_so_the_rest_of_its_object_is_checked() {
+    // Every missing field of the scenario, and the dependency's bad window beside its missing ratio.
+    let path = scratch(
+        "missing_required.json",
+        r#"{"policy": {"hedging": {}},
+            "dependency": {"budget": {"kind": "ratio", "min_retries_per_second": 5, "window_ms": -1}},
+            "scenario": {"duration_ms": 1000}}"#,
+    );
+    let out = retryplan(&["check", &path]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let lines: Vec<&str> = out.stdout.lines().skip(1).map(str::trim_start).collect();
+    assert_eq!(
+        lines,
+        [
+            "policy.hedging.delay_ms: missing field `delay_ms`",
+            "policy.hedging.max_hedged_attempts: missing field `max_hedged_attempts`",
+            "dependency.budget.retry_ratio: missing field `retry_ratio`",
+            "dependency.budget.window_ms: expected a whole number of milliseconds, 0 or more, found the number -1",
+            "scenario.arrivals_per_second: missing field `arrivals_per_second`",
+            "scenario.capacity: missing field `capacity`",
+            "scenario.service_time: missing field `service_time`",
+        ],
+        "{}",
+        out.stdout
+    );
+}
