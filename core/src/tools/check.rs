@@ -158,8 +158,9 @@ fn as_written(read_as: &[(String, String)], field: &str) -> String {
 ///   a stand-in (see [`ReadAll::stand_ins`]), so the rest of its object is
 ///   still read; a missing `kind` (or a field no stand-in fits) leaves out
 ///   the object that lacks it;
-/// - any other problem's field is left out (for a bad list item, that item)
-///   and the rest is read again. Every path reported is the path as written.
+/// - any other problem's field is left out (for a bad list item, that item,
+///   unless the item is an object: then that field of it) and the rest is
+///   read again. Every path reported is the path as written.
 pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Violation>) -> ReadAll<T> {
     let mut tree = value.clone();
     let mut problems = Vec::new();
@@ -429,9 +430,9 @@ enum Found {
     Missing,
 }
 
-/// Removes from `node` (at `path`) the part at `target`: the field itself;
-/// the object that lacks it, for a missing field; the item, for anything in
-/// a list item.
+/// Removes from `node` (at `path`) the part at `target`: the field itself
+/// (in a list item that is an object, too); the object that lacks it, for a
+/// missing field; the item, for anything else in a list item.
 fn leave_out(node: &mut Value, path: &str, target: &str) -> Found {
     if path == target {
         return Found::Here;
@@ -452,13 +453,23 @@ fn leave_out(node: &mut Value, path: &str, target: &str) -> Found {
                 found => found,
             }
         }
-        Value::List(items) => match (0..items.len()).find(|index| within(target, &item(path, *index))) {
-            Some(index) => {
-                items.remove(index);
-                Found::RemovedItem { list: String::from(path), index, remaining: items.len() }
+        Value::List(items) => {
+            let Some(index) = (0..items.len()).find(|index| within(target, &item(path, *index))) else {
+                return Found::Missing;
+            };
+            // A field of an item that is an object goes alone, as in any object.
+            let found = match items.get_mut(index) {
+                Some(child @ Value::Object(_)) => leave_out(child, &item(path, index), target),
+                _ => Found::Here,
+            };
+            match found {
+                Found::Here | Found::Missing => {
+                    items.remove(index);
+                    Found::RemovedItem { list: String::from(path), index, remaining: items.len() }
+                }
+                found => found,
             }
-            None => Found::Missing,
-        },
+        }
         _ => Found::Missing,
     }
 }
