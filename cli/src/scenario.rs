@@ -318,10 +318,14 @@ fn read_config(value: &Value) -> Result<ScenarioConfig, Violation> {
     }
     let json = serde_json::to_value(value)
         .map_err(|error| Violation { field: String::new(), message: error.to_string().into() })?;
-    serde_path_to_error::deserialize(json).map_err(|error| {
-        let path = error.path().to_string();
+    serde_path_to_error::deserialize::<_, ScenarioConfig>(json.clone()).map_err(|error| {
+        let mut path = error.path().to_string();
+        let serde_message = error.inner().to_string();
+        if let Some(field) = field_in_tagged(&json, error.path(), &serde_message) {
+            path = join(&path, &field);
+        }
         let path = if path == "." { String::new() } else { path };
-        let message = in_words(&with_suggestion(error.into_inner().to_string()), &path);
+        let message = in_words(&with_suggestion(serde_message), &path);
         // serde names the object that lacks a field; the core's readers name the
         // field itself, which is also what `check::read_all` recognises as its own
         // doing once it left that field out (the `kind` of a misspelt variant).
@@ -333,6 +337,44 @@ fn read_config(value: &Value) -> Result<ScenarioConfig, Violation> {
     })
 }
 
+/// The field of an internally tagged object (`service_time`, a phase) that
+/// serde's error `message` at `path` is about: serde reads such an object
+/// whole and names only the object. The object is read in order, so the
+/// field is the first whose object, cut after it, fails as the whole does.
+/// `None` when `path` is not such an object or the error is about the object
+/// itself (a missing field).
+fn field_in_tagged(json: &serde_json::Value, path: &serde_path_to_error::Path, message: &str) -> Option<String> {
+    if message.starts_with("missing field") {
+        return None;
+    }
+    let mut whole = json.clone();
+    let fields = node_at(&mut whole, path)?.as_object()?.clone();
+    fields.get("kind")?;
+    let mut cut = serde_json::Map::new();
+    for (key, value) in fields {
+        cut.insert(key.clone(), value);
+        if key == "kind" {
+            continue;
+        }
+        *node_at(&mut whole, path)? = serde_json::Value::Object(cut.clone());
+        let fails_the_same = serde_path_to_error::deserialize::<_, ScenarioConfig>(whole.clone())
+            .is_err_and(|error| error.path().to_string() == path.to_string() && error.inner().to_string() == message);
+        if fails_the_same {
+            return Some(key);
+        }
+    }
+    None
+}
+
+/// The node of `json` at `path`.
+fn node_at<'a>(json: &'a mut serde_json::Value, path: &serde_path_to_error::Path) -> Option<&'a mut serde_json::Value> {
+    path.iter().try_fold(json, |node, segment| match segment {
+        serde_path_to_error::Segment::Map { key } => node.get_mut(key),
+        serde_path_to_error::Segment::Seq { index } => node.get_mut(index),
+        _ => None,
+    })
+}
+
 /// serde's "invalid value: integer `-5`, expected u64" (or "invalid type:
 /// string \"x\", ...") at `path` in the words the core's readers use.
 fn in_words(message: &str, path: &str) -> String {
@@ -340,7 +382,7 @@ fn in_words(message: &str, path: &str) -> String {
     let Some((found, expected)) = rest.split_once(", expected ") else { return message.to_owned() };
     let name = path.rsplit('.').next().unwrap_or(path);
     let limit = match expected {
-        "u64" if name.ends_with("_ms") => "a whole number of milliseconds, 0 or more".to_owned(),
+        "u64" if name.ends_with("_ms") || name == "ms" => "a whole number of milliseconds, 0 or more".to_owned(),
         "u64" => "a whole number, 0 or more".to_owned(),
         "u32" => format!("a whole number from 0 to {}", u32::MAX),
         "f64" => "a number".to_owned(),

@@ -968,3 +968,87 @@ fn a_one_field_object_whose_field_is_refused_is_one_problem_at_that_field() {
         assert_eq!(out.stdout, format!("{path}: invalid, 1 problem\n  {problem}\n"), "{timeout}");
     }
 }
+
+#[test]
+fn a_missing_required_field_is_read_with_a_stand_in_so_the_rest_of_its_object_is_checked() {
+    // Every missing field of the scenario, and the dependency's bad window beside its missing ratio.
+    let path = scratch(
+        "missing_required.json",
+        r#"{"policy": {"hedging": {}},
+            "dependency": {"budget": {"kind": "ratio", "min_retries_per_second": 5, "window_ms": -1}},
+            "scenario": {"duration_ms": 1000}}"#,
+    );
+    let out = retryplan(&["check", &path]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let lines: Vec<&str> = out.stdout.lines().skip(1).map(str::trim_start).collect();
+    assert_eq!(
+        lines,
+        [
+            "policy.hedging.delay_ms: missing field `delay_ms`",
+            "policy.hedging.max_hedged_attempts: missing field `max_hedged_attempts`",
+            "dependency.budget.retry_ratio: missing field `retry_ratio`",
+            "dependency.budget.window_ms: expected a whole number of milliseconds, 0 or more, found the number -1",
+            "scenario.arrivals_per_second: missing field `arrivals_per_second`",
+            "scenario.capacity: missing field `capacity`",
+            "scenario.service_time: missing field `service_time`",
+        ],
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_bad_field_of_a_service_time_or_a_phase_is_reported_at_its_own_path_and_hides_nothing() {
+    let with = |service_time: &str, phases: &str| {
+        let path = scratch(
+            "tagged.json",
+            &format!(
+                r#"{{"policy": {{}}, "scenario": {{"duration_ms": 1000, "arrivals_per_second": -3,
+                    "capacity": {{"workers": 0, "queue_limit": 1}}, "service_time": {service_time}, "phases": {phases}}}}}"#
+            ),
+        );
+        let out = retryplan(&["check", &path]);
+        assert_eq!(out.code, 1, "{}", out.stdout);
+        out.stdout.lines().skip(1).map(|line| line.trim_start().to_owned()).collect::<Vec<String>>()
+    };
+    let rules = [
+        "scenario.arrivals_per_second (-3) must be a number > 0",
+        "scenario.capacity.workers (0) must be in 1..=1000000",
+    ];
+    assert_eq!(
+        with(r#"{"kind": "constant", "ms": -1}"#, "[]"),
+        [
+            "scenario.service_time.ms: expected a whole number of milliseconds, 0 or more, found the number -1",
+            rules[0],
+            rules[1]
+        ]
+    );
+    assert_eq!(
+        with(r#"{"kind": "uniform", "min_ms": -1, "max_ms": 2.5}"#, "[]"),
+        [
+            "scenario.service_time.min_ms: expected a whole number of milliseconds, 0 or more, found the number -1",
+            "scenario.service_time.max_ms: expected a whole number of milliseconds, 0 or more, found the number 2.5",
+            rules[0],
+            rules[1]
+        ]
+    );
+    assert_eq!(
+        with(r#"{"kind": "constant", "mss": 1}"#, "[]"),
+        ["scenario.service_time.mss: unknown field `mss` (did you mean `ms`?), expected `ms`", rules[0], rules[1]]
+    );
+    assert_eq!(
+        with(
+            r#"{"kind": "constant", "ms": 1}"#,
+            r#"[{"kind": "outage", "from_ms": -1, "to_ms": 2000, "failure": "unavailable"},
+                {"kind": "brownout", "from_ms": 10, "to_ms": -2, "slowdown": 2}]"#
+        ),
+        [
+            "scenario.phases[0].from_ms: expected a whole number of milliseconds, 0 or more, found the number -1",
+            "scenario.phases[1].to_ms: expected a whole number of milliseconds, 0 or more, found the number -2",
+            rules[0],
+            rules[1],
+            "scenario.phases[0].to_ms (2000) must be <= duration_ms (1000): the scenario would end during the outage",
+            "scenario.phases[1].from_ms (10) must be >= the previous phase's to_ms (2000): phases are in time order and do not overlap",
+        ]
+    );
+}

@@ -23,9 +23,11 @@ pub const MAX_TEXT_BYTES: usize = 64 * 1024;
 /// The most logical operations one variant may simulate in the page
 /// (`arrivals_per_second` × `duration_ms`); the CLI's limit is far higher.
 pub const MAX_OPERATIONS: u64 = 100_000;
-/// The most attempts all four variants could make if every operation used
-/// every attempt (`operations × (3 × max_attempts + max_attempts^layers)`):
-/// the page simulates about a million attempts a second.
+/// The most attempts all five variants ([`VariantName::ALL`]) could make if
+/// every operation used every attempt (`operations × (4 × max_attempts +
+/// max_attempts^layers)`; `3 × max_attempts + 2 × max_attempts^layers` when
+/// every layer of the propagated variant retries): the page simulates about a
+/// million attempts a second.
 pub const MAX_WORST_CASE_ATTEMPTS: u64 = 1_500_000;
 /// The most clients the page simulates (each holds its own controls).
 pub const MAX_CLIENTS: u32 = 20;
@@ -136,7 +138,7 @@ fn too_large(plan: &Plan, scenario: &retryplan_cli::scenario::Scenario) -> Vec<P
     let mut problems = Vec::new();
     let operations = config.arrivals_per_second * config.duration_ms as f64 / 1000.0;
     let attempts = f64::from(plan.policy.max_attempts());
-    let worst_case = operations * (3.0 * attempts + attempts.powf(f64::from(config.layers)));
+    let worst_case = operations * worst_case_attempts_per_operation(plan, config.layers);
     if operations > MAX_OPERATIONS as f64 {
         problems.push(problem(
             "scenario.arrivals_per_second",
@@ -162,12 +164,36 @@ fn too_large(plan: &Plan, scenario: &retryplan_cli::scenario::Scenario) -> Vec<P
         problems.push(problem(
             "scenario",
             format!(
-                "{operations:.0} operations of up to {attempts} attempts ({attempts}^{} in the layered variant) could make {worst_case:.0} attempts; the playground simulates at most {MAX_WORST_CASE_ATTEMPTS}: lower arrivals_per_second, duration_ms, layers or max_attempts, or run `retryplan simulate`",
-                config.layers
+                "{operations:.0} operations of up to {attempts} attempts ({attempts}^{} in the layered variant{}) could make {worst_case:.0} attempts in the {} variants; the playground simulates at most {MAX_WORST_CASE_ATTEMPTS}: lower arrivals_per_second, duration_ms, layers or max_attempts, or run `retryplan simulate`",
+                config.layers,
+                if every_layer_retries(plan) { " and the propagated one, every layer retrying" } else { "" },
+                VariantName::ALL.len(),
             ),
         ));
     }
     problems
+}
+
+/// The attempts one operation could make at the dependency in all the
+/// variants the page runs ([`VariantName::ALL`]), if each used every attempt.
+fn worst_case_attempts_per_operation(plan: &Plan, layers: u32) -> f64 {
+    let attempts = f64::from(plan.policy.max_attempts());
+    let layered = attempts.powf(f64::from(layers));
+    VariantName::ALL
+        .iter()
+        .map(|variant| match variant {
+            VariantName::AsWritten | VariantName::NoJitter | VariantName::NoBudget => attempts,
+            VariantName::Layered => layered,
+            // Only the outermost layer retries, unless the policy says every layer does.
+            VariantName::Propagated if every_layer_retries(plan) => layered,
+            VariantName::Propagated => attempts,
+        })
+        .sum()
+}
+
+/// Whether every layer of the propagated variant retries (`retry_layer` `every`).
+fn every_layer_retries(plan: &Plan) -> bool {
+    plan.policy.propagation().retry_layer == retryplan::policy::RetryLayer::Every
 }
 
 /// `retryplan simulate`: every variant through the file's scenario with the

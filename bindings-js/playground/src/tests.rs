@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{check, explain, limits, simulate, MAX_OPERATIONS, MAX_TEXT_BYTES};
+use super::{check, explain, limits, simulate, MAX_OPERATIONS, MAX_TEXT_BYTES, MAX_WORST_CASE_ATTEMPTS};
 
 fn parse(text: &str) -> Value {
     serde_json::from_str(text).expect("the wrapper always answers JSON")
@@ -116,4 +116,29 @@ fn inputs_past_the_page_bounds_are_refused_by_field() {
     assert_eq!(problems(&parse(&simulate(no_scenario, None, 1)))[0].0, "scenario");
     assert_eq!(problems(&parse(&explain(no_scenario, Some("missing".to_owned()), None, None)))[0].0, "profile");
     assert_eq!(parse(&limits())["max_operations"], MAX_OPERATIONS);
+}
+
+#[test]
+fn the_attempt_bound_counts_each_of_the_five_variants() {
+    // 80,000 operations of up to 3 attempts, 2 layers: 3 + 3 + 3 + 9 + 3 = 21 attempts each
+    // (1,680,000), past the bound; without the propagated variant it would be 1,440,000.
+    let busy = SMALL_PLAN.replacen("\"arrivals_per_second\": 200", "\"arrivals_per_second\": 8000", 1);
+    let found = problems(&parse(&simulate(&busy, None, 1)));
+    assert_eq!(found[0].0, "scenario", "{found:?}");
+    assert!(found[0].1.contains("1680000 attempts in the 5 variants"), "{found:?}");
+    assert!(found[0].1.contains(&MAX_WORST_CASE_ATTEMPTS.to_string()), "{found:?}");
+    // 60,000 operations: 1,260,000 attempts fit; with every layer of the propagated
+    // variant retrying it is 9 there too (27 per operation, 1,620,000): refused.
+    let fits = SMALL_PLAN.replacen("\"arrivals_per_second\": 200", "\"arrivals_per_second\": 6000", 1);
+    let every = fits.replacen(
+        "\"jitter\": {\"kind\": \"full\"}",
+        "\"jitter\": {\"kind\": \"full\"}, \"propagation\": {\"retry_layer\": \"every\"}",
+        1,
+    );
+    assert_ne!(every, fits);
+    let found = problems(&parse(&simulate(&every, None, 1)));
+    assert_eq!(found[0].0, "scenario", "{found:?}");
+    assert!(found[0].1.contains("and the propagated one, every layer retrying"), "{found:?}");
+    assert!(found[0].1.contains("1620000 attempts"), "{found:?}");
+    assert_eq!(parse(&check(&fits))["ok"], true);
 }

@@ -50,9 +50,10 @@ pub struct ReadAll<T> {
     /// suggested for it (`"ratio"` read as `retry_ratio`), and the items after
     /// a list item that was left out (`phases[1]` read was `phases[2]`).
     pub read_as: Vec<(String, String)>,
-    /// Required fields left out for their value and read with a stand-in
-    /// (so the rest of their object is checked): the path as written, and
-    /// the stand-in as a rule's message shows a value (`duration_ms (1)`).
+    /// Required fields not written, or left out for their value, and read
+    /// with a stand-in (so the rest of their object is checked): the path as
+    /// written, and the stand-in as a rule's message shows a value
+    /// (`duration_ms (1)`).
     pub stand_ins: Vec<(String, String)>,
 }
 
@@ -75,7 +76,7 @@ impl<T> ReadAll<T> {
             .filter(|violation| !self.left_out.iter().any(|path| within(&violation.field, path)))
             .filter(|violation| {
                 let text = violation.message.to_string();
-                !self.stand_ins.iter().any(|(path, shown)| text.contains(shown.as_str()) && !path.is_empty())
+                !self.stand_ins.iter().any(|(path, shown)| names(&text, shown) && !path.is_empty())
             })
             .collect()
     }
@@ -124,6 +125,13 @@ impl<T> ReadAll<T> {
     }
 }
 
+/// Whether `text` holds `shown` (`delay_ms (1)`) as a whole word: not the
+/// end of another name (`min_delay_ms (1)`).
+fn names(text: &str, shown: &str) -> bool {
+    text.match_indices(shown)
+        .any(|(at, _)| text[..at].chars().next_back().is_none_or(|before| !(before.is_alphanumeric() || before == '_')))
+}
+
 /// Undoes the steps of `read_as`, newest first, each where it applies.
 fn as_written(read_as: &[(String, String)], field: &str) -> String {
     let mut field = String::from(field);
@@ -146,9 +154,13 @@ fn as_written(read_as: &[(String, String)], field: &str) -> String {
 ///   suggested, so the rules of what was written still run (a structural
 ///   problem inside what was read so is the guess's: not reported, and that
 ///   part is then left out);
-/// - any other problem's field is left out (for a missing field, the object
-///   that lacks it; for a bad list item, that item) and the rest is read
-///   again. Every path reported is the path as written.
+/// - a required field not written (or left out for its value) is read with
+///   a stand-in (see [`ReadAll::stand_ins`]), so the rest of its object is
+///   still read; a missing `kind` (or a field no stand-in fits) leaves out
+///   the object that lacks it;
+/// - any other problem's field is left out (for a bad list item, that item,
+///   unless the item is an object: then that field of it) and the rest is
+///   read again. Every path reported is the path as written.
 pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Violation>) -> ReadAll<T> {
     let mut tree = value.clone();
     let mut problems = Vec::new();
@@ -177,20 +189,33 @@ pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Viol
         let emptied =
             problem.message.rule() == Rule::ExactlyOneOf && left_out.iter().any(|path| within(path, &written));
         let ours = emptied || left_out.iter().any(|path| within(&written, path));
-        if ours && text.starts_with("missing field") {
-            // A required field left out for its value: a stand-in of the same
-            // kind lets the rest of its object be read and checked (rules about
-            // the field itself are not reported: it was left out).
-            if let Some(stand_in) = stand_in(value, &written, &mut stood_in) {
+        // A required field the caller did not write (a missing `kind` aside:
+        // its object goes as a whole, as a guessed kind would bring problems
+        // of its own) is reported, then read with a stand-in like one left out.
+        let unwritten =
+            !ours && !in_guess && text.starts_with("missing field") && !text.starts_with("missing field `kind`");
+        if unwritten {
+            problems.push(Violation { field: written.clone(), ..problem.clone() });
+            left_out.push(written.clone());
+        }
+        if (ours || unwritten) && text.starts_with("missing field") {
+            // A required field not written or left out for its value: a
+            // stand-in of the same kind lets the rest of its object be read and
+            // checked (rules about the field itself are not reported: it was
+            // left out). When none fits, the object that lacks it goes.
+            if let Some(stand_in) = stand_in(&written, &text, &mut stood_in) {
                 let key = written.rsplit('.').next().unwrap_or(&written);
-                let value = match &stand_in {
-                    Value::Number(number) => number.as_f64().to_string(),
-                    Value::Bool(flag) => flag.to_string(),
-                    _ => String::from("[]"),
+                let shown = match &stand_in {
+                    Value::Number(number) => Some(number.as_f64().to_string()),
+                    Value::Bool(flag) => Some(flag.to_string()),
+                    Value::List(_) => Some(String::from("[]")),
+                    _ => None,
                 };
-                let shown = alloc::format!("{key} ({value})");
                 if put(&mut tree, &problem.field, stand_in) {
-                    stand_ins.push((written, shown));
+                    if let Some(shown) = shown {
+                        let shown = alloc::format!("{key} ({shown})");
+                        stand_ins.push((written, shown));
+                    }
                     continue;
                 }
             }
@@ -210,7 +235,7 @@ pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Viol
         // A field missing where one was left out (the `kind` of a tagged
         // object) is this reader's doing, not the caller's; so is a problem
         // in what was read under a suggested name.
-        if !in_guess && !ours {
+        if !in_guess && !ours && !unwritten {
             problems.push(Violation { field: written, ..problem });
         }
         match found {
@@ -227,16 +252,24 @@ pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Viol
     }
 }
 
-/// The next stand-in for the required field at `written` (its path in
-/// `original`, where the caller wrote something that could not be read): 1,
-/// 0, `false`, `[]`, each tried once; none for an object (its fields cannot
-/// be guessed) or when every one was tried.
-fn stand_in(original: &Value, written: &str, tried: &mut Vec<(String, usize)>) -> Option<Value> {
-    let mut copy = original.clone();
-    if matches!(node_at(&mut copy, "", written)?, Value::Object(_)) {
-        return None;
+/// The next stand-in for the required field at `written` (as written),
+/// whose "missing field" message is `missing`: 1, 0, `false`, `[]`, `{}`
+/// (its own required fields then stood in too), and the first name a
+/// missing `kind` lists (`(one of `constant`, ...)`), each tried once; none
+/// when every one was tried.
+fn stand_in(written: &str, missing: &str, tried: &mut Vec<(String, usize)>) -> Option<Value> {
+    let named = missing.split_once("one of `").and_then(|(_, rest)| rest.split_once('`')).map(|(name, _)| name);
+    let mut candidates = Vec::new();
+    if let Some(name) = named {
+        candidates.push(Value::String(String::from(name)));
     }
-    let candidates = [Value::unsigned(1), Value::unsigned(0), Value::Bool(false), Value::List(Vec::new())];
+    candidates.extend([
+        Value::unsigned(1),
+        Value::unsigned(0),
+        Value::Bool(false),
+        Value::List(Vec::new()),
+        Value::Object(Vec::new()),
+    ]);
     let count = match tried.iter_mut().find(|(path, _)| path == written) {
         Some((_, count)) => count,
         None => {
@@ -397,9 +430,9 @@ enum Found {
     Missing,
 }
 
-/// Removes from `node` (at `path`) the part at `target`: the field itself;
-/// the object that lacks it, for a missing field; the item, for anything in
-/// a list item.
+/// Removes from `node` (at `path`) the part at `target`: the field itself
+/// (in a list item that is an object, too); the object that lacks it, for a
+/// missing field; the item, for anything else in a list item.
 fn leave_out(node: &mut Value, path: &str, target: &str) -> Found {
     if path == target {
         return Found::Here;
@@ -420,13 +453,23 @@ fn leave_out(node: &mut Value, path: &str, target: &str) -> Found {
                 found => found,
             }
         }
-        Value::List(items) => match (0..items.len()).find(|index| within(target, &item(path, *index))) {
-            Some(index) => {
-                items.remove(index);
-                Found::RemovedItem { list: String::from(path), index, remaining: items.len() }
+        Value::List(items) => {
+            let Some(index) = (0..items.len()).find(|index| within(target, &item(path, *index))) else {
+                return Found::Missing;
+            };
+            // A field of an item that is an object goes alone, as in any object.
+            let found = match items.get_mut(index) {
+                Some(child @ Value::Object(_)) => leave_out(child, &item(path, index), target),
+                _ => Found::Here,
+            };
+            match found {
+                Found::Here | Found::Missing => {
+                    items.remove(index);
+                    Found::RemovedItem { list: String::from(path), index, remaining: items.len() }
+                }
+                found => found,
             }
-            None => Found::Missing,
-        },
+        }
         _ => Found::Missing,
     }
 }
@@ -546,6 +589,38 @@ mod tests {
         assert_eq!(fields, ["budget.min_retries_per_second", "budget.retry_ratio"], "{found:?}");
         // No rule about the stand-in's own value.
         assert!(found.iter().all(|problem| !problem.message.to_string().contains("min_retries_per_second (")));
+    }
+
+    #[test]
+    fn a_required_field_not_written_is_read_with_a_stand_in_so_the_rest_of_its_object_is_checked() {
+        let all = |json: &str| -> Vec<(String, String)> {
+            let value = Value::from_json(json).unwrap();
+            dependency(&value).unwrap_err().into_iter().map(|found| (found.field, found.message.to_string())).collect()
+        };
+        // The bad `window_ms` beside a missing `retry_ratio` is reported too.
+        let found = all(r#"{"budget": {"kind": "ratio", "min_retries_per_second": 5, "window_ms": -1}}"#);
+        let at: Vec<&str> = found.iter().map(|(field, _)| field.as_str()).collect();
+        assert_eq!(at, ["budget.retry_ratio", "budget.window_ms"], "{found:?}");
+        // The README's example: misspelt, missing, and the rule of what was misspelt.
+        let found = all(r#"{"budget": {"kind": "ratio", "ratio": 1.5}}"#);
+        let at: Vec<&str> = found.iter().map(|(field, _)| field.as_str()).collect();
+        assert_eq!(
+            at,
+            ["budget.ratio", "budget.min_retries_per_second", "budget.window_ms", "budget.ratio"],
+            "{found:?}"
+        );
+        assert_eq!(found[3].1, "budget.ratio (1.5) must be a number in [0, 1]");
+        // Every missing field of an object, each once; no rule about a stand-in.
+        assert_eq!(fields(r#"{"hedging": {}}"#), ["hedging.delay_ms", "hedging.max_hedged_attempts"]);
+        // A stand-in hides only rules naming it, not one naming a longer name that ends like it.
+        let read = read_all(&Value::from_json(r#"{"hedging": {}}"#).unwrap(), |value| {
+            PolicyConfig::from_value(value).map_err(reading_problem)
+        });
+        let about = |text: &'static str| Violation::new("other", crate::ground::message::Message::text(text));
+        let kept = read
+            .unless_left_out(vec![about("hedging.delay_ms (1) must be ..."), about("x.min_delay_ms (1) must be ...")]);
+        let kept: Vec<String> = kept.iter().map(|violation| violation.message.to_string()).collect();
+        assert_eq!(kept, ["x.min_delay_ms (1) must be ..."]);
     }
 
     #[test]
