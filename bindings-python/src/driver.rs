@@ -354,9 +354,10 @@ fn held_token(token: Arg, held: Arg) -> Res<Option<(u64, Held)>> {
     }
 }
 
-/// A wire input record: a sequence of ints.
+/// A wire input record: a sequence of ints, each a signed 64-bit word (the refusal says so: a list of ints one of
+/// which is out of range is the right type holding a wrong value).
 fn words_arg(words: &Bound<'_, PyAny>) -> Res<Vec<i64>> {
-    words.extract().map_err(|_| wrong_type("words", "a sequence of ints", words))
+    words.extract().map_err(|_| wrong_type("words", "a sequence of ints, each in -2^63..=2^63-1", words))
 }
 
 /// The request being served (`retryplan.propagation`'s ambient context): its `incoming` context, and its

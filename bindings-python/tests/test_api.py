@@ -872,6 +872,8 @@ def test_the_wire_carries_a_poll_and_a_result_by_the_cores_own_tables() -> None:
     assert out[_wire.OUTPUT["until_ms"]] == 220
     with pytest.raises(retryplan.InvalidArgumentError, match="input_kind"):
         driver.exchange([99] + [0] * 7)  # no such input kind
+    with pytest.raises(TypeError, match=r"`words`: must be a sequence of ints, each in -2\^63\.\.=2\^63-1, got list"):
+        driver.exchange([2**64 - 1] * 8)  # ints, one of which no word holds
 
 
 def test_the_old_names_of_the_total_timeout_are_read_for_one_release() -> None:
