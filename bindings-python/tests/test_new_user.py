@@ -307,3 +307,61 @@ def test_last_exception_is_deprecated_and_warns() -> None:
                 raise ConnectionResetError()
     with pytest.warns(DeprecationWarning, match="renamed OperationFailedError.cause"):
         assert raised.value.last_exception is raised.value.cause
+
+
+# a sleep of the wrong kind, and sequential_attempts where it cannot hold (found by the third review)
+
+SYNC_HELPERS = ["retry", "attempts", "RetryTransport", "RetryAdapter"]
+
+
+@pytest.mark.parametrize("helper", SYNC_HELPERS)
+def test_a_sync_helper_refuses_a_coroutine_function_for_sleep(helper: str) -> None:
+    """A sync helper calls its sleep without awaiting: ``asyncio.sleep`` there made a busy wait of never-awaited
+    coroutines until the wake time."""
+    with pytest.raises(ArgumentTypeError, match="such as time.sleep, got a coroutine function") as raised:
+        _helpers_given(sleep=asyncio.sleep)[helper]()
+    assert raised.value.field == "sleep"
+
+
+def test_an_async_helper_refuses_a_sleep_that_returns_no_awaitable() -> None:
+    """``time.sleep`` given to an async helper returned None to ``await`` (a bare TypeError mid-run); now the
+    operation ends (``cancelled``) with the ArgumentTypeError naming ``sleep``."""
+    slept: List[float] = []
+    stats = Stats()
+
+    def sync_sleep(seconds: float) -> None:  # returns None, as time.sleep does
+        slept.append(seconds)
+
+    @retryplan.retry(POLICY, sleep=sync_sleep, seed=1, stats=stats)
+    async def flaky() -> None:
+        raise ConnectionResetError
+
+    async def loop() -> None:
+        async for attempt in retryplan.async_attempts(POLICY, sleep=sync_sleep, seed=1, stats=stats):
+            async with attempt:
+                raise ConnectionResetError
+
+    for call in (flaky, loop):
+        with pytest.raises(
+            ArgumentTypeError, match="returns an awaitable, such as asyncio.sleep, got a function that "
+        ):
+            asyncio.run(call())
+    assert len(slept) == 2 and stats.gave_up[GiveUpReason.CANCELLED] == 2
+
+
+@pytest.mark.parametrize("helper", ["retry", "AsyncRetryTransport"])
+def test_a_helper_that_hedges_refuses_sequential_attempts(helper: str) -> None:
+    """``sequential_attempts=True`` is the one-at-a-time helpers' opt-in: a helper that runs attempts as tasks
+    ignored it and hedged all the same."""
+    import retryplan.httpx
+
+    async def call() -> None:
+        pass
+
+    make = {
+        "retry": lambda: retryplan.retry(POLICY, sequential_attempts=True)(call),
+        "AsyncRetryTransport": lambda: retryplan.httpx.AsyncRetryTransport(policy=POLICY, sequential_attempts=True),
+    }[helper]
+    with pytest.raises(ArgumentTypeError, match="one attempt at a time") as raised:
+        make()
+    assert raised.value.field == "sequential_attempts"

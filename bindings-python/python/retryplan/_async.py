@@ -16,9 +16,10 @@ attempt's abort time.
 from __future__ import annotations
 
 import asyncio
+import inspect
 
 from ._native import AbortAttempt, Attempt, AttemptPlan, Attempts, Ending, Run, Sleep
-from ._run import CURRENT, Config, loop_run
+from ._run import ASYNC_SLEEP, CURRENT, Config, loop_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,7 +64,7 @@ async def run_concurrently(
             elif isinstance(action, Sleep):  # until then, or until an attempt ends
                 delay = action.until_ms / 1000.0 - run.clock()
                 if not finished and delay > 0:
-                    await (sleep(delay) if sleep is not None and not running else _wake(loop, waiter, delay))
+                    await (_slept(sleep(delay)) if sleep is not None and not running else _wake(loop, waiter, delay))
                 while finished:
                     _report(run, finished.pop(0), plans, running)
     except BaseException:  # the caller's cancellation, or an invalid request raised again: the operation ends
@@ -103,6 +104,18 @@ def _report(run: Run, task: asyncio.Task[Any], plans: Dict[Any, AttemptPlan], ru
         return  # aborted: the driver has counted it already
     error = task.exception()
     run.settle(plan, None if error is not None else task.result(), error)
+
+
+def _slept(waited: Any) -> Awaitable[Any]:
+    """What the caller's ``sleep(seconds)`` returned, to await; a sync sleep (``time.sleep``: it returned None, having
+    blocked the event loop) is refused naming it, rather than failing in ``await``."""
+    if inspect.isawaitable(waited):
+        return waited
+    from ._errors import ArgumentTypeError
+
+    rule = f"must be {ASYNC_SLEEP}"
+    message = f"invalid argument `sleep`: {rule}, got a function that returned {type(waited).__name__}"
+    raise ArgumentTypeError(message, field="sleep", rule=rule)
 
 
 def _cancel(run: Run) -> None:
@@ -160,7 +173,7 @@ class AsyncAttempts:
         while isinstance(step, float):
             if step > 0:
                 try:
-                    await self._sleep(step)
+                    await _slept(self._sleep(step))
                 except BaseException:
                     _cancel(attempts.run)
                     raise
@@ -225,4 +238,4 @@ def async_attempts(
     **options: Unpack[LoopOptions],
 ) -> AsyncAttempts:
     """Start one operation and iterate over its attempts with ``async for`` (one at a time; options as ``attempts``)."""
-    return AsyncAttempts(loop_run(policy, idempotency_key, deadline, sleep, options), sleep)
+    return AsyncAttempts(loop_run(policy, idempotency_key, deadline, sleep, True, options), sleep)

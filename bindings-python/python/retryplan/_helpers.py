@@ -10,11 +10,10 @@ the operation (``cancelled``) and propagates.
 
 from __future__ import annotations
 
-import sys
 import time
 
 from ._native import Attempt, Attempts, Run
-from ._run import Config, current_attempt, loop_run
+from ._run import Config, _is_coroutine_function, current_attempt, loop_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -109,15 +108,6 @@ def _operation_name(fn: Any) -> str:
     return "operation" if qualname.endswith("<lambda>") else qualname
 
 
-def _is_coroutine_function(fn: Any) -> bool:
-    """``inspect.iscoroutinefunction`` without importing inspect unless something else did."""
-    inspect = sys.modules.get("inspect")
-    if inspect is not None:
-        return bool(inspect.iscoroutinefunction(fn))
-    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
-    return code is not None and bool(code.co_flags & 0x80)  # CO_COROUTINE
-
-
 def _wrap_function(fn: Callable[..., Any], config: Config, sleep: Callable[[float], Any]) -> Callable[..., Any]:
     settings, run = config.native, Run.sequential  # the sequential host loop, in the engine
 
@@ -142,4 +132,4 @@ def attempts(
     ``name``, ``dependency``, ``sequential_attempts``) are :func:`retry`'s (``on_discard`` receives the
     ``result=`` of a report the core drops); ``outcome_of_result`` is refused: the loop reports each outcome.
     """
-    return Attempts(loop_run(policy, idempotency_key, deadline, sleep, options), sleep)
+    return Attempts(loop_run(policy, idempotency_key, deadline, sleep, False, options), sleep)

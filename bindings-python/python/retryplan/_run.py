@@ -149,9 +149,12 @@ class Config:
             on_decision=(on_decision, None, "a function of each decision event"),
             clock=(clock, None, "a function returning float seconds, such as time.monotonic"),
             on_discard=(on_discard, None, "a function of each value dropped"),
-            sleep=(sleep, None, SLEEP),
             logger=(logger, "isEnabledFor", "a logging.Logger (or an object with its isEnabledFor and log)"),
         )
+        check_sleep(sleep, asynchronous=not sequential)  # a helper with tasks is an async one, and awaits its sleep
+        if sequential_attempts and not sequential:  # ignored there, it would let the policy's hedges run
+            rule = "is for a helper that runs one attempt at a time (this one hedges: give it a policy without hedging)"
+            _not_an_option("sequential_attempts", rule)
         self.concurrency: Concurrency = "concurrent"
         if sequential:
             self.concurrency = "sequential_without_hedging" if sequential_attempts else "sequential"
@@ -182,13 +185,18 @@ _ENOUGH_LOOPS = 64
 
 
 def loop_run(
-    policy: Policy, idempotency_key: Optional[str], deadline: Optional[float], sleep: Any, options: LoopOptions
+    policy: Policy,
+    idempotency_key: Optional[str],
+    deadline: Optional[float],
+    sleep: Any,
+    asynchronous: bool,
+    options: LoopOptions,
 ) -> Run:
-    """One operation of an attempt loop (``attempts()`` and ``async_attempts()``). Its settings are checked once
-    per set of arguments and kept while in use (a Config holds every object its key names by id); ``sleep`` is
-    checked on every call."""
-    if not callable(sleep):
-        _check_types(sleep=(sleep, None, SLEEP))
+    """One operation of an attempt loop (``attempts()``, and ``async_attempts()``: ``asynchronous``). Its settings
+    are checked once per set of arguments and kept while in use (a Config holds every object its key names by id);
+    ``sleep`` is checked on every call."""
+    if sleep is not time.sleep:  # the sync loop's default; an async loop's is checked cheaply (callable)
+        check_sleep(sleep, asynchronous)
     if "outcome_of_result" in options:  # an attempt loop reports each outcome itself: it reads no returned value
         _not_an_option("outcome_of_result")
     key = (id(policy), *[(name, id(value)) for name, value in options.items()])
@@ -210,7 +218,36 @@ def _not_an_option(name: str, rule: str = "is not an option of this helper") -> 
 
 
 SLEEP = "a function of the seconds to wait, such as time.sleep"
-"""What a helper's ``sleep=`` must be."""
+"""What a sync helper's ``sleep=`` must be."""
+
+ASYNC_SLEEP = "a function of the seconds to wait that returns an awaitable, such as asyncio.sleep"
+"""What an async helper's ``sleep=`` must be (what it returns is checked when it is awaited: ``_async``)."""
+
+
+def check_sleep(sleep: Any, asynchronous: bool) -> None:
+    """Refuses a ``sleep=`` the helper cannot use (ArgumentTypeError naming it; None: the helper's own): one that
+    cannot be called, or a coroutine function given to a sync helper, which would call it without awaiting it, over
+    and over until the wake time came (a busy wait)."""
+    if sleep is None:
+        return
+    if callable(sleep) and (asynchronous or not _is_coroutine_function(sleep)):
+        return
+    from ._errors import ArgumentTypeError
+
+    words = ASYNC_SLEEP if asynchronous else SLEEP
+    got = "a coroutine function" if callable(sleep) else type(sleep).__name__
+    raise ArgumentTypeError(
+        f"invalid argument `sleep`: must be {words}, got {got}", field="sleep", rule=f"must be {words}"
+    )
+
+
+def _is_coroutine_function(fn: Any) -> bool:
+    """``inspect.iscoroutinefunction`` without importing inspect unless something else did."""
+    inspect = sys.modules.get("inspect")
+    if inspect is not None:
+        return bool(inspect.iscoroutinefunction(fn))
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    return code is not None and bool(code.co_flags & 0x80)  # CO_COROUTINE
 
 
 def _check_types(**given: Tuple[Any, Union[type, str, None], str]) -> None:
