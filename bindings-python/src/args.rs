@@ -12,7 +12,7 @@ use pyo3::PyClass;
 use retryplan::config::value::Named;
 use retryplan::policy::MAX_MS;
 
-use crate::fault::{invalid, wrong_type, Res};
+use crate::fault::{invalid, wrong_type, Fault, Res};
 
 /// An optional argument as pyo3 hands it over (absent: `None`).
 pub(crate) type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
@@ -68,9 +68,17 @@ pub(crate) fn seconds_to_ms(name: &'static str, seconds: f64) -> Res<u64> {
         ms += 1.0;
     }
     if ms > MAX_MS as f64 {
-        return Err(invalid(name, format!("must be at most {MAX_MS} ms (2^53 - 1) as seconds, got {seconds}")));
+        // Past 1e16 a float's digits are noise: 1e300, not 301 digits.
+        let got = if seconds < 1e16 { format!("{seconds}") } else { format!("{seconds:e}") };
+        return Err(too_late(name, &got));
     }
     Ok(ms as u64)
+}
+
+/// The refusal of a reading in seconds past the engine's range (2^53 - 1 ms), `got` as the caller wrote it.
+fn too_late(name: &'static str, got: &str) -> Fault {
+    let (whole, thousandths) = (MAX_MS / 1000, MAX_MS % 1000);
+    invalid(name, format!("must be at most {whole}.{thousandths:03} seconds (2^53 - 1 ms), got {got}"))
 }
 
 fn seconds_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u64> {
@@ -80,7 +88,7 @@ fn seconds_arg(name: &'static str, obj: &Bound<'_, PyAny>) -> Res<u64> {
     if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
         return match obj.extract::<f64>() {
             Ok(seconds) => seconds_to_ms(name, seconds),
-            Err(_) => Err(invalid(name, format!("must be at most {MAX_MS} ms (2^53 - 1) as seconds, got {obj}"))),
+            Err(_) => Err(too_late(name, &obj.to_string())),
         };
     }
     Err(wrong_type(name, "a float (seconds)", obj))

@@ -189,6 +189,17 @@ def test_bad_clock_values_are_typed_errors_naming_the_argument(value: float, fra
     assert raised.value.field == "now"
 
 
+def test_a_clock_reading_past_the_range_says_the_limit_in_seconds() -> None:
+    # It said "at most 9007199254740991 ms (2^53 - 1) as seconds, got 9007199254740991": the number it refused
+    # read as the limit (seconds and milliseconds mixed), and 1e300 printed with 301 digits.
+    limit = "must be at most 9007199254740.991 seconds (2^53 - 1 ms)"
+    Operation(Policy(), 9007199254740.991, seed=1)  # the limit itself is a reading
+    for value, got in [(9007199254740991, "9007199254740991"), (9007199254741.0, "9007199254741"), (1e300, "1e300")]:
+        with pytest.raises(InvalidArgumentError) as raised:
+            Operation(Policy(), value, seed=1)
+        assert str(raised.value) == f"invalid argument `now`: {limit}, got {got}"
+
+
 @pytest.mark.parametrize("value", ["1.0", b"1", None, True, [1], object()])
 def test_wrong_types_are_argument_type_errors(value: object) -> None:
     op = started()
