@@ -6,6 +6,7 @@ A fake clock, moved on by the client's response hook, stands for the time a slow
 """
 
 import asyncio
+import functools
 from typing import Any, Dict, List
 
 import httpx
@@ -55,6 +56,18 @@ def test_requests_a_hop_after_the_first_requests_deadline_gives_up(server: Serve
     assert raised.value.attempts == 0
 
 
+def test_requests_a_hop_is_known_under_a_wrapped_session_send(server: Server, monkeypatch: Any) -> None:
+    """An instrumentation that wraps ``Session.send`` (as OpenTelemetry's does) leaves the hops known."""
+    original = requests.Session.send
+
+    @functools.wraps(original)
+    def instrumented(self: requests.Session, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
+        return original(self, request, **kwargs)
+
+    monkeypatch.setattr(requests.Session, "send", instrumented)
+    test_requests_a_hop_after_the_first_requests_deadline_gives_up(server)
+
+
 def test_requests_follows_within_the_budget_and_keeps_history_and_max_redirects(server: Server) -> None:
     clock = FakeClock()
     server.script.queue(redirect("/b"), redirect("/c"), status(200))
@@ -72,17 +85,19 @@ def test_requests_follows_within_the_budget_and_keeps_history_and_max_redirects(
 
 def test_requests_a_redirect_not_followed_leaves_the_next_request_a_fresh_budget(server: Server) -> None:
     clock = FakeClock()
-    server.script.queue(redirect("/b"), status(200), redirect("/b"))
+    server.script.queue(redirect("/b"), status(200), redirect("/b"), status(200), redirect("/b"), status(200))
     with session(clock) as s:
         first = s.get(server.url + "/a", allow_redirects=False)
         assert first.status_code == 302 and first.is_redirect
         clock.now += 60.0  # long past the first request's deadline
         assert s.get(server.url + "/b").status_code == 200  # its own request: its own budget
         second = s.get(server.url + "/a", allow_redirects=False)
+        clock.now += 60.0  # a redirect handed back and followed later, by hand, is a fresh operation (as in JS)
+        assert s.send(second.next).status_code == 200  # type: ignore[arg-type]
+        third = s.get(server.url + "/a", allow_redirects=False)
         clock.now += 60.0
-        with pytest.raises(GaveUpError):  # following a redirect by hand, next, is still within its total timeout
-            s.send(second.next)  # type: ignore[arg-type]
-    assert [seen["path"] for seen in server.script.seen] == ["/a", "/b", "/a"]
+        assert [r.status_code for r in s.resolve_redirects(third, third.request)] == [200]
+    assert [seen["path"] for seen in server.script.seen] == ["/a", "/b", "/a", "/b", "/a", "/b"]
 
 
 # httpx
@@ -131,7 +146,7 @@ def test_httpx_follows_within_the_budget_and_keeps_history(server: Server) -> No
         assert paths == ["/a", "/b", "/c"]
 
 
-def test_httpx_a_request_sent_again_is_not_a_hop(server: Server) -> None:
+def test_httpx_a_request_sent_again_or_a_redirect_followed_by_hand_is_a_fresh_operation(server: Server) -> None:
     clock = FakeClock()
     server.script.queue(redirect("/b"), redirect("/b"), status(200))
     transport = RetryTransport(policy=Policy.from_dict(POLICY), clock=clock)
@@ -141,10 +156,25 @@ def test_httpx_a_request_sent_again_is_not_a_hop(server: Server) -> None:
         assert first.status_code == 302 and first.next_request is not None
         clock.now += 60.0
         assert c.send(request).status_code == 302  # the same request again: a fresh total timeout, not a hop
-        with pytest.raises(GaveUpError):  # the redirect's next request is a hop of the first operation
+        clock.now += 60.0  # a redirect handed back and followed later, by hand, is a fresh operation (as in JS)
+        assert c.send(first.next_request).status_code == 200
+    assert [seen["path"] for seen in server.script.seen] == ["/a", "/a", "/b"]
+
+
+def test_httpx_async_a_redirect_followed_by_hand_is_a_fresh_operation(server: Server) -> None:
+    clock = FakeClock()
+    server.script.queue(redirect("/b"), status(200))
+
+    async def main() -> None:
+        transport = AsyncRetryTransport(policy=Policy.from_dict(POLICY), clock=clock)
+        async with httpx.AsyncClient(transport=transport) as c:
+            first = await c.get(server.url + "/a")
+            assert first.status_code == 302 and first.next_request is not None
             clock.now += 60.0
-            c.send(first.next_request)
-    assert [seen["path"] for seen in server.script.seen] == ["/a", "/a"]
+            assert (await c.send(first.next_request)).status_code == 200
+
+    asyncio.run(main())
+    assert [seen["path"] for seen in server.script.seen] == ["/a", "/b"]
 
 
 @pytest.mark.parametrize("library", ["requests", "httpx", "httpx_async"])

@@ -93,11 +93,17 @@ def run_sync(scenario: Dict[str, Any], url: str, library: str = "httpx") -> Tupl
             signal.setitimer(signal.ITIMER_REAL, cancel_after / 1000)
         request = scenario["request"]
         body = body_of(request)
+        # A body the caller reads (read_body) is streamed: the call returns at the head (as fetch does), and the
+        # read is the caller's; else httpx and requests read it in the call, which a cut body ends with an error.
+        streamed = bool(expect_of(scenario, sequential=True).get("read_body"))
         if library == "requests":
-            response = client.request(request["method"], url, data=body, headers=request.get("headers"))
+            response = client.request(
+                request["method"], url, data=body, headers=request.get("headers"), stream=streamed
+            )
         else:
-            response = client.request(request["method"], url, content=body, headers=request.get("headers"))
-        if expect_of(scenario, sequential=True).get("read_body"):
+            built = client.build_request(request["method"], url, content=body, headers=request.get("headers"))
+            response = client.send(built, stream=streamed)
+        if streamed:
             read_body(response)
         return "returns", response, time.monotonic() - started
     except BaseException as error:  # KeyboardInterrupt too: the sync caller's cancellation
@@ -147,15 +153,17 @@ def run_async(scenario: Dict[str, Any], url: str) -> Tuple[str, Any, float]:
         async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy), follow_redirects=True) as client:
             request = scenario["request"]
             started = time.monotonic()
-            task = asyncio.ensure_future(
-                client.request(request["method"], url, content=body_of(request), headers=request.get("headers"))
+            streamed = bool(expect_of(scenario, sequential=False).get("read_body"))  # as run_sync says
+            built = client.build_request(
+                request["method"], url, content=body_of(request), headers=request.get("headers")
             )
+            task = asyncio.ensure_future(client.send(built, stream=streamed))
             cancel_after = scenario.get("caller", {}).get("cancel_after_ms")
             if cancel_after is not None:
                 asyncio.get_running_loop().call_later(cancel_after / 1000, task.cancel)
             try:
                 response = await task
-                if expect_of(scenario, sequential=False).get("read_body"):
+                if streamed:
                     try:
                         await response.aread()
                     except Exception:  # the helper cut it: the read ends

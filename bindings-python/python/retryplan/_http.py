@@ -1,7 +1,8 @@
 """What every HTTP helper shares, whatever its client library (httpx here; a requests adapter calls the same).
 
 A library adapter supplies a :class:`Client` (read a response's status and
-headers, read its body, cut it, close it, abort its I/O, attach the ending);
+headers, read its body, replay what arrived, close it, abort its I/O, attach
+the ending);
 this module does the rest once:
 
 * the operation's options from the request: its method (RFC 9110: a method
@@ -23,7 +24,9 @@ this module does the rest once:
   response the core releases is closed;
 * no byte read past the deadline: a sync attempt runs in a worker thread that
   is abandoned at its abort time, and the body of a failed response returned
-  at the end is read only within its attempt's window (else cut: not read);
+  at the end is read ahead only within its attempt's window: the caller reads
+  the bytes that arrived, then, for a body that broke or was not whole in
+  time, the library's own error (its read timeout), as a plain read would end;
 * every attempt carries the core's outgoing headers (``Attempt.outgoing_headers``: the attempt's remaining
   time, its number, the key when it is sent, whether this layer or one above retries), inside a served
   request or not: a client that never said it retries would let the next hop retry too, and the layers'
@@ -44,15 +47,32 @@ from .propagation import _SERVED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Dict, Optional, Tuple
+    from typing import Any, Callable, Dict, List, Optional, Tuple
 
     from ._native import Attempt, Ending
 
 
+_CORE_KEY_HEADER = IDEMPOTENCY_KEY_HEADER.lower()  # the core's outgoing headers are by lower-case name
+
+
+def _check_header_names(**names: Optional[str]) -> None:
+    """Refuses a header name option that is neither None (the header is left out) nor a non-empty str, naming it."""
+    for field, name in names.items():
+        rule = "must be a header name (a non-empty str), or None to leave the header out"
+        if name is not None and not isinstance(name, str):
+            from ._errors import ArgumentTypeError
+
+            raise ArgumentTypeError(f"invalid argument `{field}`: {rule}, got {type(name).__name__}", field, rule)
+        if name == "":
+            from ._errors import InvalidArgumentError
+
+            raise InvalidArgumentError(f"invalid argument `{field}`: {rule}, got ''", field, rule)
+
+
 class Client:
     """An HTTP library's responses as the helpers see them: httpx's and requests' share a status, headers and
-    ``close``; each library says how to ``cut`` (close unread, returned empty), ``abort`` (stop a read of the body
-    in progress) and ``attach`` (the ending)."""
+    ``close``; each library says how to ``read`` a failed body ahead (within its window), ``replay`` what arrived
+    (ending as the library's own read would), ``abort`` a read in progress and ``attach`` the ending."""
 
     def status(self, response: Any) -> Any:
         return response.status_code  # as the library gives it: the core reads any int
@@ -63,7 +83,17 @@ class Client:
     def close(self, response: Any) -> Any:
         return response.close()
 
-    def cut(self, response: Any) -> Any:
+    def read(self, response: Any, arrived: List[bytes]) -> None:
+        """Reads the body, appending each chunk to ``arrived`` as it comes; raises the library's own error."""
+        raise NotImplementedError
+
+    def timed_out(self, response: Any) -> BaseException:
+        """The library's own error for a body not read in time (its read timeout)."""
+        raise NotImplementedError
+
+    def replay(self, response: Any, arrived: List[bytes], error: Optional[BaseException]) -> Any:
+        """The response (closed) whose body is ``arrived``, then ``error`` raised where the caller reads it
+        (None: the body is whole)."""
         raise NotImplementedError
 
     def abort(self, response: Any) -> None:
@@ -104,11 +134,12 @@ class HttpHelper:
         client: Client,
         *,
         wall_clock: Callable[[], float] = time.time,
-        request_id_header: str = REQUEST_ID_HEADER,
-        idempotency_key_header: str = IDEMPOTENCY_KEY_HEADER,
+        request_id_header: Optional[str] = REQUEST_ID_HEADER,
+        idempotency_key_header: Optional[str] = IDEMPOTENCY_KEY_HEADER,
         **settings: Any,
     ) -> None:
         _check_types(wall_clock=(wall_clock, None, "a function returning the Unix time in seconds, such as time.time"))
+        _check_header_names(request_id_header=request_id_header, idempotency_key_header=idempotency_key_header)
         self.client = client
         self.wall_clock = wall_clock
         self.request_id_header = request_id_header
@@ -120,7 +151,8 @@ class HttpHelper:
         dependency, idempotency_key, deadline, idempotent), ``headers`` its headers (a key already set);
         ``one_shot_body`` when its body can be sent only once."""
         options = dict(options or {})
-        options.setdefault("request_idempotency_key", headers.get(self.idempotency_key_header))
+        if self.idempotency_key_header is not None:
+            options.setdefault("request_idempotency_key", headers.get(self.idempotency_key_header))
         served = _SERVED.get()
         if served is not None:  # inside a served request: its caller's deadline, key and retrying layer
             options.setdefault("incoming", served.incoming)
@@ -142,17 +174,16 @@ class HttpHelper:
             run.telemetry.request(method, run.name[len(method) + 1 :])
 
     def attempt_headers(self, attempt: Attempt, run: Run) -> Dict[str, str]:
-        """The headers of this attempt's request: its request id, the key when its plan sends it, the core's
-        headers for the next hop (served request or not: the next hop learns this layer retries), and the
-        attempt's span context when OpenTelemetry listens."""
-        headers = {self.request_id_header: attempt.request_id}
-        if attempt.send_idempotency_key:
-            headers[self.idempotency_key_header] = attempt.idempotency_key
-        # One field line per name: the core's ``idempotency-key`` is the key set above under this helper's
-        # spelling (httpx would send a dict's two spellings as two lines, which a next hop joins into one
-        # malformed value).
-        names = {name.lower() for name in headers}
-        headers.update((name, value) for name, value in attempt.outgoing_headers().items() if name not in names)
+        """The headers of this attempt's request: its request id, the core's headers for the next hop (served
+        request or not: the next hop learns this layer retries; the key among them when the attempt's plan sends
+        it, under this helper's ``idempotency_key_header``), and the attempt's span context when OpenTelemetry
+        listens. A header name set to None is left out."""
+        headers = attempt.outgoing_headers()
+        key = headers.pop(_CORE_KEY_HEADER, None)  # one field line: the key travels under one name, or none
+        if key is not None and self.idempotency_key_header is not None:
+            headers[self.idempotency_key_header] = key
+        if self.request_id_header is not None:
+            headers[self.request_id_header] = attempt.request_id
         if run.telemetry is not None:
             run.telemetry.inject(attempt.attempt, headers)
         return headers
@@ -166,16 +197,28 @@ class HttpHelper:
         response, window = run.finish(ending)
         return self.client.attach(response, ending.decision), window
 
-    def finish(self, run: Run, ending: Ending, read: Callable[[Any], Any]) -> Any:
-        """The sync ending: the response to return, its failed body read (``read``) within its window or cut."""
+    def finish(self, run: Run, ending: Ending) -> Any:
+        """The sync ending: the response to return, its failed body read ahead within its window. A body that
+        breaks, or is not whole by then, ends the caller's read as the library's own read would: the bytes that
+        arrived, then the library's error (its read timeout for a body cut at the window), never an empty body."""
         response, window = self.settle(run, ending)
         if window is None:
             return response
+        client, arrived = self.client, []  # type: Client, List[bytes]
+        error: Optional[BaseException] = None
         try:
-            blocking(read, response, window, lambda _: self.client.close(response), lambda: self.client.abort(response))
-        except Exception:  # not in time, or broken: the body is not read
-            return self.client.cut(response)
-        return response
+            blocking(
+                lambda _: client.read(response, arrived),
+                response,
+                window,
+                lambda _: client.close(response),
+                lambda: client.abort(response),
+            )
+        except AttemptTimedOut:
+            error = client.timed_out(response)
+        except Exception as broken:  # the library's own error: raised again where the caller reads the body
+            error = broken
+        return client.replay(response, list(arrived), error)
 
 
 def blocking(

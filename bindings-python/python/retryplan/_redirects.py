@@ -6,9 +6,13 @@ reaches the helper as a request of its own. So that a chain of redirects never
 starts a fresh total timeout, a helper that returns a redirect (a 3xx with a
 ``Location``) remembers it as a :class:`Hop`; the request that follows it (the
 client's next hop: another request object, built from this one) runs within
-the first request's deadline, with its idempotency key. The client keeps doing
-what its users expect of it: ``follow_redirects``/``allow_redirects``,
-``max_redirects``, ``response.history``, the method and headers it rewrites.
+the first request's deadline, with its idempotency key. Only a redirect the
+client follows itself is a hop: one it hands back (``follow_redirects=False``,
+``allow_redirects=False``) and its caller follows later, by hand, is a fresh
+operation (as JS's ``redirect: 'manual'``), never bound to a finished one's
+deadline. The client keeps doing what its users expect of it:
+``follow_redirects``/``allow_redirects``, ``max_redirects``,
+``response.history``, the method and headers it rewrites.
 """
 
 from __future__ import annotations

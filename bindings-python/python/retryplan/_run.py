@@ -89,10 +89,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
         wall_clock: Callable[[], float]
         """The wall clock Retry-After dates are read against (default ``time.time``)."""
-        request_id_header: str
-        """Each attempt's request id header (default ``X-Request-Id``)."""
-        idempotency_key_header: str
-        """The idempotency key's header (default ``Idempotency-Key``)."""
+        request_id_header: Optional[str]
+        """Each attempt's request id header (default ``X-Request-Id``; None: not sent)."""
+        idempotency_key_header: Optional[str]
+        """The idempotency key's header (default ``Idempotency-Key``; None: neither read nor sent)."""
 
 
 DEBUG, INFO = 10, 20  # logging's levels, without importing logging

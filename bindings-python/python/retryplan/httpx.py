@@ -21,9 +21,11 @@ when there is none (``GaveUpError`` chained from the last error), and
 always for reconcile (``ReconcileRequiredError``: never repeat an unsafe write
 blindly). Every other response is closed. No byte is read past an attempt's
 abort time or the deadline: the sync transport stops waiting for an attempt
-at its abort time, and a failed response's body that has not arrived within
-its attempt's window is cut (returned empty). A success's body is yours to
-read.
+at its abort time, and a failed response's body is read ahead within its
+attempt's window: reading it gives the bytes that arrived, then, for a body
+that broke or was not whole in time, httpx's own error (``RemoteProtocolError``,
+``ReadTimeout``), raised by the call itself when the client reads the body
+(not streamed), never an empty body. A success's body is yours to read.
 
 Per request, ``extensions={"retryplan": {"policy": ..., "dependency": ...,
 "idempotency_key": ..., "deadline": ..., "idempotent": ...}}`` overrides the
@@ -33,17 +35,26 @@ is not a dict, is refused (``ArgumentTypeError`` naming it).
 
 A streaming body (a generator, an async iterator, a file) is sent once, as it
 comes, never read into memory: where the policy would send it again the
-operation gives up ``body_not_replayable`` (the response is returned).
+operation gives up ``body_not_replayable`` (the response is returned). A
+``bytearray`` or ``memoryview`` given as ``content=``, which httpx would send
+item by item and fail on, is refused before anything is sent
+(``ArgumentTypeError``, a ``TypeError``, naming ``content``).
+
+``request_id_header`` and ``idempotency_key_header`` rename the two headers
+(None leaves one out); the key travels under one name only.
 
 Redirects stay inside the total timeout: httpx follows them (``follow_redirects``,
 ``max_redirects``, ``response.history`` as ever), each hop a request of its
 own, and every hop after the first runs within the first request's deadline,
-with its key (see ``retryplan._redirects``).
+with its key (see ``retryplan._redirects``). A redirect handed back
+(``follow_redirects=False``) and sent later by hand (``response.next_request``)
+is a fresh operation.
 """
 
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Mapping
 
 import httpx
@@ -55,7 +66,7 @@ from ._run import _check_types, _not_an_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Awaitable, Callable, Dict, Optional, Set
+    from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Iterator, List, Optional, Set
 
     from ._native import Decision, Policy, Run
     from ._run import HttpOptions, Unpack
@@ -70,10 +81,22 @@ _HOP = "retryplan_redirect"  # the request extension a returned redirect leaves 
 class _Responses(Client):
     """httpx responses as the shared HTTP logic sees them."""
 
-    def cut(self, response: httpx.Response) -> httpx.Response:
-        """The response without its body (closed unread), the ending still attached."""
+    def read(self, response: httpx.Response, arrived: List[bytes]) -> None:
+        """Reads the body as the transport gives it (raw bytes; httpx's own errors), chunk after chunk."""
+        for chunk in response.stream:  # type: ignore[union-attr]
+            arrived.append(chunk)
+
+    def timed_out(self, response: httpx.Response) -> BaseException:
+        return httpx.ReadTimeout("the body was not read within its attempt's window")
+
+    def replay(self, response: httpx.Response, arrived: List[bytes], error: Optional[BaseException]) -> httpx.Response:
+        """A response of the same status, headers and extensions (the ending attached) whose body is the bytes that
+        arrived, then ``error`` raised by the read (httpx decodes them and binds the error to the request as ever)."""
         self.close(response)
-        return httpx.Response(response.status_code, headers=response.headers, extensions=response.extensions)
+        stream = _Replay(arrived, error)
+        return httpx.Response(
+            response.status_code, headers=response.headers, stream=stream, extensions=response.extensions
+        )
 
     def abort(self, response: httpx.Response) -> None:
         """Stops a read of the body in progress."""
@@ -82,6 +105,22 @@ class _Responses(Client):
     def attach(self, response: httpx.Response, decision: Decision) -> httpx.Response:
         response.extensions["retryplan_decision"] = decision
         return response
+
+
+class _Replay(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """A body read ahead: the chunks that arrived, then the error that ended the read (None: it was whole)."""
+
+    def __init__(self, arrived: List[bytes], error: Optional[BaseException]) -> None:
+        self.arrived, self.error = arrived, error
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.arrived
+        if self.error is not None:
+            raise self.error
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self.__iter__():
+            yield chunk
 
 
 def _shut(stream: Any) -> None:
@@ -139,18 +178,34 @@ class _AsyncResponses(_Responses):
         self.closing.add(task)
         task.add_done_callback(self.closing.discard)
 
+    async def read_async(self, response: httpx.Response, arrived: List[bytes]) -> None:
+        """:meth:`_Responses.read`, awaited."""
+        async for chunk in response.stream:  # type: ignore[union-attr]
+            arrived.append(chunk)
+
 
 def _start(http: HttpHelper, request: httpx.Request) -> Run:
     """The request's operation; a streaming body (a generator, a file) is sent once (``one_shot_body``); the next hop
     of a redirect this transport returned runs within that operation's deadline, with its key."""
     given = _request_options(request.extensions.get("retryplan"))
     hop = request.extensions.get(_HOP)
-    if isinstance(hop, Hop) and hop.follows(request):
+    if isinstance(hop, _Hop) and hop.follows(request):
         given = hop.continued(given)
+    _check_body(request.stream)
     one_shot = not isinstance(request.stream, httpx.ByteStream)  # bytes (read or given) are sent again as they are
     run = http.start(request.method, request.headers, given, one_shot_body=one_shot)
     http.describe(run, request.method, str(request.url))
     return run
+
+
+def _check_body(stream: Any) -> None:
+    """Refuses a bytearray or memoryview given as ``content=`` (ArgumentTypeError, a TypeError, naming it) before
+    anything is sent: httpx iterates it item by item and fails on the first int with a TypeError of its own once
+    the request's head is out, the caller's error, not an attempt's failure ("the write may have happened")."""
+    body = getattr(stream, "_stream", None)  # what httpx's IteratorByteStream iterates
+    if isinstance(body, (bytearray, memoryview)):
+        words = "bytes, str or an iterable of bytes (pass bytes(content))"
+        _check_types(content=(body, bytes, words))
 
 
 def _wrapped(transport: Any, method: str, words: str, default: Callable[[], Any]) -> Any:
@@ -177,10 +232,27 @@ def _request_options(options: Any) -> Dict[str, Any]:
 
 def _returned(run: Run, request: httpx.Request, response: httpx.Response) -> httpx.Response:
     """The response returned; a redirect is remembered in the request's extensions, which httpx copies into the
-    request of the next hop when it follows it."""
+    request of the next hop."""
     if response.has_redirect_location:
-        request.extensions[_HOP] = Hop(request, run)
+        request.extensions[_HOP] = _Hop(request, run, response)
     return response
+
+
+class _Hop(Hop):
+    """A redirect returned to an httpx client, continued only when the client follows it itself
+    (``follow_redirects``): one handed back to the caller carries its ``next_request``, which httpx sets on the
+    response only then, and the caller who sends it later, by hand, starts a fresh operation (as JS's
+    ``redirect: 'manual'`` does), never one bound to this finished operation's deadline."""
+
+    __slots__ = ("response",)
+
+    def __init__(self, origin: httpx.Request, run: Run, response: httpx.Response) -> None:
+        super().__init__(origin, run)
+        self.response = weakref.ref(response)
+
+    def follows(self, request: Any) -> bool:
+        response = self.response()  # gone: the client had handed it back, and its caller dropped it
+        return response is not None and response.next_request is None and super().follows(request)
 
 
 def _attempt_request(http: HttpHelper, run: Run, attempt: Attempt, request: httpx.Request) -> httpx.Request:
@@ -221,7 +293,7 @@ class RetryTransport(httpx.BaseTransport):
         """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""
         run = _start(self.http, request)
         ending = run.call(self._attempt, (run, request), self.sleep)
-        return _returned(run, request, self.http.finish(run, ending, httpx.Response.read))
+        return _returned(run, request, self.http.finish(run, ending))
 
     def _attempt(self, run: Run, request: httpx.Request) -> httpx.Response:
         attempt = Attempt.running_in(run)
@@ -268,15 +340,20 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
             run, lambda attempt: send(_attempt_request(self.http, run, attempt, request)), self.sleep
         )
         response, window = self.http.settle(run, ending)
-        if window is not None:
+        if window is not None:  # a failed body, read ahead within its window (as the sync transport's)
+            arrived: List[bytes] = []
+            error: Optional[BaseException] = None
             try:
-                await asyncio.wait_for(response.aread(), max(window, 0.0))
-            except Exception:  # not in time, or broken: the body is not read
-                response = self.responses.cut(response)
+                await asyncio.wait_for(self.responses.read_async(response, arrived), max(window, 0.0))
+            except asyncio.TimeoutError:
+                error = self.responses.timed_out(response)
+            except Exception as broken:  # httpx's own error: raised again where the caller reads the body
+                error = broken
             except BaseException:
                 self.responses.close(response)
                 raise
-        return _returned(run, request, response)  # every response returned, cut or not (as the sync transport's)
+            response = self.responses.replay(response, list(arrived), error)
+        return _returned(run, request, response)  # every response returned, whole or not (as the sync transport's)
 
     async def aclose(self) -> None:
         """Closes the wrapped transport."""

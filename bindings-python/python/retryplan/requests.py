@@ -28,19 +28,27 @@ none (``GaveUpError`` chained from the last error), and always for
 reconcile (``ReconcileRequiredError``). Every other response is closed. No byte
 is read past an attempt's abort time or the deadline: an attempt is
 abandoned at its abort time, its connection shut (so its worker thread
-returns and no socket is left), and a failed response's body that has not
-arrived within its attempt's window is cut (returned empty). A success's
-body is read by requests as usual (``stream=False``) or left to you.
+returns and no socket is left), and a failed response's body is read ahead
+within its attempt's window: reading it gives what arrived, then, for a body
+that broke or was not whole in time, requests' own error (``ChunkedEncodingError``;
+``ConnectionError`` of urllib3's ``ReadTimeoutError``, requests' error for a
+body read timeout), raised by the call itself with ``stream=False``, never an
+empty body. A success's body is read by requests as usual (``stream=False``)
+or left to you.
 
 A body that cannot be sent twice (a generator, an iterator, a file without
-a position to rewind to) is sent once, as it comes: where the policy would
-send it again the operation gives up ``body_not_replayable`` instead (the
-response is returned, or ``GaveUpError`` raised without one).
+a position to rewind to: a pipe, stdin, a socket's file) is sent once, as it
+comes: where the policy would send it again the operation gives up
+``body_not_replayable`` instead (the response is returned, or ``GaveUpError``
+raised without one). Bytes, a ``bytearray``, a ``memoryview`` or text are sent
+again as they are.
 
 Redirects stay inside the total timeout: the session follows them
 (``allow_redirects``, ``max_redirects``, ``response.history`` as ever), and
 every hop after the first runs within the first request's deadline, with its
-key (see ``retryplan._redirects``).
+key (see ``retryplan._redirects``). A redirect handed back
+(``allow_redirects=False``) and followed later by hand (``session.send(response.next)``,
+``session.resolve_redirects``) is a fresh operation.
 """
 
 from __future__ import annotations
@@ -51,8 +59,10 @@ from contextvars import ContextVar
 
 import requests
 from requests.adapters import HTTPAdapter
+from requests.models import CONTENT_CHUNK_SIZE
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import ReadTimeoutError
 
 from ._http import Client, HttpHelper, blocking, close_returned, shut, within
 from ._native import Attempt
@@ -60,14 +70,14 @@ from ._redirects import Hop
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, List, Mapping, Optional, Tuple, Union
+    from typing import Any, Callable, Iterator, List, Mapping, Optional, Tuple, Union
 
     from ._native import Decision, Policy, Run
     from ._run import HttpOptions, Unpack
 
 __all__ = ["RetryAdapter"]
 
-_BODIES = (bytes, str)
+_BODIES = (bytes, bytearray, memoryview, str)  # sent again as they are
 
 
 class _Sockets:
@@ -136,11 +146,27 @@ _WATCHED_POOLS = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
 class _Responses(Client):
     """requests' responses as the shared HTTP logic sees them."""
 
-    def cut(self, response: requests.Response) -> requests.Response:
-        """The response without its body (closed unread), the ending still attached."""
+    def read(self, response: requests.Response, arrived: List[bytes]) -> None:
+        """Reads the body as requests does (urllib3's stream, decoded; urllib3's own errors), chunk after chunk."""
+        for chunk in response.raw.stream(CONTENT_CHUNK_SIZE, decode_content=True):
+            arrived.append(chunk)
+
+    def timed_out(self, response: requests.Response) -> BaseException:
+        message = "Read timed out (the body was not read within its attempt's window)."
+        return ReadTimeoutError(response.raw._pool, None, message)  # as urllib3 raises it (its pool, no URL)
+
+    def replay(
+        self, response: requests.Response, arrived: List[bytes], error: Optional[BaseException]
+    ) -> requests.Response:
+        """The response (its connection closed) whose body is the bytes that arrived, then ``error`` raised where the
+        caller reads it: through requests, which turns urllib3's errors into its own as ever (a broken body:
+        ``ChunkedEncodingError``; one cut at its window: ``ConnectionError`` of a ``ReadTimeoutError``)."""
+        if error is None:
+            response._content = b"".join(arrived)  # what requests holds once a body is read
+            response._content_consumed = True
+            return response
         self.close(response)
-        response._content = b""  # what requests holds once a body is read
-        response._content_consumed = True
+        response.raw = _Replay(response.raw, arrived, error)
         return response
 
     def abort(self, response: requests.Response) -> None:
@@ -153,8 +179,27 @@ class _Responses(Client):
         return response
 
 
-def _read(response: requests.Response) -> Any:
-    return response.content
+class _Replay:
+    """A response's urllib3 body read ahead: the chunks that arrived, then the error that ended the read; anything
+    else is the closed original's."""
+
+    def __init__(self, raw: Any, arrived: List[bytes], error: BaseException) -> None:
+        self.original, self.arrived, self.error = raw, arrived, error
+
+    def stream(self, amt: Any = None, decode_content: Any = None) -> Iterator[bytes]:
+        yield from self.arrived
+        self.arrived = []
+        raise self.error
+
+    def read(self, amt: Any = None, decode_content: Any = None, cache_content: bool = False) -> bytes:
+        if not self.arrived:
+            raise self.error
+        data = b"".join(self.arrived)
+        self.arrived = []
+        return data
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.original, name)
 
 
 def _cut_timeout(timeout: Any, window: float) -> Tuple[float, float]:
@@ -169,7 +214,7 @@ def _cut_timeout(timeout: Any, window: float) -> Tuple[float, float]:
 
 
 def _replayable(request: requests.PreparedRequest) -> bool:
-    """True when every attempt can send the same body: none, bytes or text, or a file requests can rewind."""
+    """True when every attempt can send the same body: none, bytes-like or text, or a file requests can rewind."""
     body = request.body
     return body is None or isinstance(body, _BODIES) or isinstance(getattr(request, "_body_position", None), int)
 
@@ -217,15 +262,16 @@ class RetryAdapter(HTTPAdapter):
         method = request.method or "GET"
         options = None if self.idempotent is None else {"idempotent": self.idempotent}
         hop, self.redirected.hop = getattr(self.redirected, "hop", None), None
-        if hop is not None and hop.follows(request):
+        following = _following()
+        if hop is not None and hop.following is following and hop.follows(request):
             options = hop.continued(options)
         run = self.http.start(method, request.headers, options, one_shot_body=not _replayable(request))
         self.http.describe(run, method, request.url or "")
         settings = (timeout, verify, cert, proxies)
         ending = run.call(self._attempt, (run, request, settings), self.sleep)
-        response: requests.Response = self.http.finish(run, ending, _read)
-        if response.is_redirect:  # the session's next hop, if it follows it, continues this operation's total timeout
-            self.redirected.hop = _Hop(request, run)
+        response: requests.Response = self.http.finish(run, ending)
+        if response.is_redirect and following is not None:  # the session's next hop continues this total timeout
+            self.redirected.hop = _Hop(request, run, following)
         return response
 
     def _attempt(
@@ -236,7 +282,7 @@ class RetryAdapter(HTTPAdapter):
         timeout, verify, cert, proxies = settings
         sent = request.copy()
         sent.headers.update(self.http.attempt_headers(attempt, run))
-        if getattr(sent, "_body_position", None) is not None:
+        if attempt.attempt > 1 and isinstance(getattr(sent, "_body_position", None), int):
             requests.utils.rewind_body(sent)  # the same bytes again, from where the first attempt began
         window, sockets = attempt.remaining(), _Sockets()
 
@@ -263,14 +309,31 @@ class RetryAdapter(HTTPAdapter):
 
 
 class _Hop(Hop):
-    """A redirect returned to a requests session. Its next hop is sent by the session on this thread, at once, as
-    a copy of this request (``PreparedRequest.copy()``), which shares its ``hooks``: that is how it is known."""
+    """A redirect returned to a requests session that follows it: its next hop is sent by the session on this
+    thread, at once, while the ``Session.send`` following redirects for ``following`` is still running (that is
+    how it is known). A redirect handed back (``allow_redirects=False``) is no hop: whatever follows it later, by
+    hand (``session.send(response.next)``, ``session.resolve_redirects``), is a fresh operation, as in JS."""
 
-    __slots__ = ("hooks",)
+    __slots__ = ("following",)
 
-    def __init__(self, origin: requests.PreparedRequest, run: Run) -> None:
+    def __init__(self, origin: requests.PreparedRequest, run: Run, following: requests.PreparedRequest) -> None:
         super().__init__(origin, run)
-        self.hooks = origin.hooks
+        self.following = following
 
-    def follows(self, request: Any) -> bool:
-        return request.hooks is self.hooks and super().follows(request)
+
+def _following() -> Optional[requests.PreparedRequest]:
+    """The request whose redirects the session is following on this thread (the innermost ``Session.send`` on the
+    stack called with ``allow_redirects``, which requests passes to no adapter), or None: none is. A wrapper of
+    ``Session.send`` (OpenTelemetry's instrumentation) is looked through to the function it wraps."""
+    import sys
+
+    send = requests.Session.send
+    while hasattr(send, "__wrapped__"):
+        send = send.__wrapped__
+    code = send.__code__
+    frame: Any = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code is code and frame.f_locals.get("allow_redirects"):
+            return frame.f_locals.get("request")  # type: ignore[no-any-return]
+        frame = frame.f_back
+    return None

@@ -1,0 +1,236 @@
+"""What the HTTP helpers (httpx transports, requests adapter) do with bodies and header names a reviewer tried:
+an unseekable file body, a failed body that breaks or trickles, header name options, a bytes-like body."""
+
+import asyncio
+import os
+import socket
+import threading
+from typing import Any, Callable, Dict, Iterator, List, Tuple
+
+import httpx
+import pytest
+import requests
+from server import FAST, Server, status
+from urllib3.exceptions import ReadTimeoutError
+
+import retryplan
+from retryplan import ArgumentTypeError, GiveUpReason, InvalidArgumentError, Policy
+from retryplan.httpx import AsyncRetryTransport, RetryTransport
+from retryplan.requests import RetryAdapter
+
+KEYED = {**FAST, "idempotency": "keyed"}
+ONE = {**FAST, "max_attempts": 1}  # the first failed response is returned at the end
+
+
+def session(policy: Dict[str, Any], **options: Any) -> requests.Session:
+    s = requests.Session()
+    s.mount("http://", RetryAdapter(policy=Policy.from_dict(policy), **options))
+    return s
+
+
+# 1. requests: a body that cannot be rewound is sent once, as it comes
+
+
+def pipe_with(data: bytes) -> Any:
+    """A file over a pipe (unseekable: requests records no position to rewind to) holding ``data``."""
+    r, w = os.pipe()
+    os.write(w, data)
+    os.close(w)
+    return os.fdopen(r, "rb")
+
+
+@pytest.mark.parametrize("policy", [FAST, KEYED], ids=["unkeyed", "keyed"])
+def test_requests_sends_an_unseekable_file_body_once(server: Server, policy: Dict[str, Any]) -> None:
+    server.script.queue(status(201))
+    with session(policy) as s, pipe_with(b'{"sku": 3}') as body:
+        response = s.post(server.url + "/orders", data=body)
+    assert response.status_code == 201
+    assert [seen["body"] for seen in server.script.seen] == [b'{"sku": 3}']
+
+
+def test_requests_an_unseekable_file_body_is_not_sent_again(server: Server) -> None:
+    server.script.queue(status(503), status(201))
+    with session(KEYED) as s, pipe_with(b"abc") as body:
+        response = s.post(server.url + "/orders", data=body)
+    assert response.status_code == 503
+    decision = response.retryplan_decision  # type: ignore[attr-defined]
+    assert isinstance(decision, retryplan.GaveUp) and decision.reason is GiveUpReason.BODY_NOT_REPLAYABLE
+    assert [seen["body"] for seen in server.script.seen] == [b"abc"]
+
+
+# 2. a failed body returned at the end that breaks, or is not whole within its window
+
+
+def serve_once(reply: bytes, hold: bool) -> Iterator[str]:
+    """A server answering every request with ``reply``, then closing the connection (``hold``: keeping it open,
+    silent, until the test ends)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    done = threading.Event()
+
+    def run() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            connection.recv(65536)
+            connection.sendall(reply)
+            if hold:
+                done.wait()
+            connection.close()
+
+    threading.Thread(target=run, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/"
+    done.set()
+    listener.close()
+
+
+HEAD = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 16\r\n\r\nhello"  # 5 bytes of 16
+
+
+@pytest.fixture
+def broken() -> Iterator[str]:
+    yield from serve_once(HEAD, hold=False)
+
+
+@pytest.fixture
+def trickling() -> Iterator[str]:
+    yield from serve_once(HEAD, hold=True)
+
+
+def read_httpx(url: str, transport: str) -> Tuple[int, List[bytes], BaseException]:
+    """Sends a GET, streamed, through the httpx ``transport``: the status, the raw chunks read, the read's error."""
+    policy = Policy.from_dict(ONE)
+    chunks: List[bytes] = []
+    if transport == "sync":
+        with httpx.Client(transport=RetryTransport(policy=policy)) as c, c.stream("GET", url) as response:
+            try:
+                chunks.extend(response.iter_raw())
+            except Exception as error:
+                return response.status_code, chunks, error
+    else:
+
+        async def main() -> Tuple[int, List[bytes], BaseException]:
+            async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy)) as c:
+                async with c.stream("GET", url) as response:
+                    try:
+                        async for chunk in response.aiter_raw():
+                            chunks.append(chunk)
+                    except Exception as error:
+                        return response.status_code, chunks, error
+            raise AssertionError("the read ended without an error")
+
+        return asyncio.run(main())
+    raise AssertionError(f"the read ended without an error: {chunks}")
+
+
+@pytest.mark.parametrize("transport", ["sync", "async"])
+def test_httpx_a_broken_failed_body_ends_its_read_with_httpxs_error(broken: str, transport: str) -> None:
+    code, chunks, error = read_httpx(broken, transport)
+    assert code == 503 and b"".join(chunks) == b"hello"  # the bytes that arrived, then the error plain httpx raises
+    assert isinstance(error, httpx.RemoteProtocolError), repr(error)
+    with httpx.Client(transport=RetryTransport(policy=Policy.from_dict(ONE))) as c:
+        with pytest.raises(httpx.RemoteProtocolError):  # read by the client (not streamed): raised by the call
+            c.get(broken)
+
+
+@pytest.mark.parametrize("transport", ["sync", "async"])
+def test_httpx_a_failed_body_not_whole_within_its_window_ends_with_a_read_timeout(
+    trickling: str, transport: str
+) -> None:
+    code, chunks, error = read_httpx(trickling, transport)
+    assert code == 503 and b"".join(chunks) == b"hello"
+    assert isinstance(error, httpx.ReadTimeout), repr(error)
+
+
+def test_requests_a_broken_failed_body_ends_its_read_with_requests_error(broken: str) -> None:
+    with session(ONE) as s:
+        with pytest.raises(requests.exceptions.ChunkedEncodingError):  # as plain requests raises it
+            s.get(broken)
+        response = s.get(broken, stream=True)
+        assert response.status_code == 503
+        with pytest.raises(requests.exceptions.ChunkedEncodingError):
+            _ = response.content
+
+
+def test_requests_a_failed_body_not_whole_within_its_window_ends_with_a_read_timeout(trickling: str) -> None:
+    with session(ONE) as s:
+        response = s.get(trickling, stream=True)
+        assert response.status_code == 503
+        with pytest.raises(requests.exceptions.ConnectionError) as raised:  # requests' error for a body read timeout
+            _ = response.content
+    assert isinstance(raised.value.args[0], ReadTimeoutError)
+
+
+# 3. header name options
+
+
+def headers_sent(policy: str, **options: Any) -> List[Dict[str, str]]:
+    """The headers of each request a RetryTransport made with ``options`` sends for a POST under profile ``policy``."""
+    seen: List[Dict[str, str]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(dict(request.headers))
+        return httpx.Response(201)
+
+    transport = RetryTransport(httpx.MockTransport(answer), policy=Policy.from_profile(policy), **options)
+    with httpx.Client(transport=transport) as c:
+        c.post("http://retryplan.test/orders", content=b"x")
+    return seen
+
+
+def test_a_header_name_option_renames_the_header_and_the_key_travels_once() -> None:
+    (sent,) = headers_sent("checkout", idempotency_key_header="X-Key", request_id_header="X-Trace")
+    assert sent["x-key"] and "idempotency-key" not in sent
+    assert sent["x-trace"] and "x-request-id" not in sent
+
+
+def test_a_header_name_option_of_none_leaves_the_header_out() -> None:
+    (sent,) = headers_sent("checkout", idempotency_key_header=None, request_id_header=None)
+    assert "idempotency-key" not in sent and "x-request-id" not in sent
+
+
+def test_requests_header_name_options_of_none_send_the_request(server: Server) -> None:
+    server.script.queue(status(201))
+    with session(KEYED, idempotency_key_header=None, request_id_header=None) as s:
+        assert s.post(server.url + "/orders", data=b"x").status_code == 201
+    (seen,) = server.script.seen
+    assert "idempotency-key" not in seen["headers"] and "x-request-id" not in seen["headers"]
+
+
+@pytest.mark.parametrize("option", ["request_id_header", "idempotency_key_header"])
+@pytest.mark.parametrize(
+    ("make", "name"), [(RetryTransport, "httpx"), (AsyncRetryTransport, "httpx async"), (RetryAdapter, "requests")]
+)
+def test_a_header_name_option_that_is_empty_or_not_a_str_is_refused(
+    option: str, make: Callable[..., Any], name: str
+) -> None:
+    policy = Policy.from_profile("read")
+    with pytest.raises(InvalidArgumentError) as empty:
+        make(policy=policy, **{option: ""})
+    assert empty.value.field == option, name
+    with pytest.raises(ArgumentTypeError) as wrong:
+        make(policy=policy, **{option: b"X-Key"})
+    assert wrong.value.field == option, name
+
+
+# 5. bytes-like bodies
+
+
+@pytest.mark.parametrize("policy", [FAST, KEYED], ids=["unkeyed", "keyed"])
+def test_httpx_a_bytearray_content_is_refused_before_anything_is_sent(server: Server, policy: Dict[str, Any]) -> None:
+    with httpx.Client(transport=RetryTransport(policy=Policy.from_dict(policy))) as c:
+        with pytest.raises(TypeError) as raised:  # the caller's invalid request, not "the write may have happened"
+            c.post(server.url + "/orders", content=bytearray(b"x"))
+    assert isinstance(raised.value, ArgumentTypeError) and raised.value.field == "content"
+    assert server.script.seen == []
+
+
+@pytest.mark.parametrize("body", [bytearray(b"xy"), memoryview(b"xy")], ids=["bytearray", "memoryview"])
+def test_requests_a_bytes_like_body_is_sent_again(server: Server, body: Any) -> None:
+    server.script.queue(status(503), status(201))
+    with session(KEYED) as s:
+        assert s.post(server.url + "/orders", data=body).status_code == 201
+    assert [seen["body"] for seen in server.script.seen] == [b"xy", b"xy"]
