@@ -91,7 +91,7 @@ def _os_error(exc: BaseException) -> Optional[Outcome]:
 _TABLE: Tuple[Tuple[str, str, Union[str, object, Resolver]], ...] = (
     ("retryplan._errors", "AttemptFailed", lambda exc: exc.outcome),  # type: ignore[attr-defined]
     ("retryplan._errors", "AttemptTimedOut", "attempt_timed_out"),
-    # misuse of retryplan (the core's Blame::is_misuse: CallerError, ConfigurationError) is no attempt's outcome
+    # misuse of retryplan (a class of MISUSE_CLASSES, the core's Blame::is_misuse) is no attempt's outcome
     *(("retryplan._errors", misuse.__name__, INVALID_REQUEST) for misuse in MISUSE_CLASSES),
     # httpx
     ("httpx", "HTTPStatusError", _status),

@@ -361,8 +361,8 @@ internal class Host<T>(
 
 /**
  * Misuse of retryplan itself, raised inside an attempt (a [RetryplanException]
- * whose blame [Blame.isMisuse], the caller's or the configuration's, such as a
- * policy built there from a bad configuration): never an attempt's outcome, so the
+ * whose blame [Blame.isMisuse], the core's `Blame::is_misuse`, such as a policy
+ * built there from a bad configuration): never an attempt's outcome, so the
  * operation ends with it, unchanged, as in every language. A nested
  * operation's typed ending ([OperationFailedException]) is not misuse.
  */
