@@ -149,8 +149,7 @@ export class Host {
   /**
    * Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: the
    * core's verdict for an unknown error, `ambiguous`). Misuse of retryplan itself (a RetryplanError whose blame is
-   * in MISUSE, the core's Blame::is_misuse) is no attempt's outcome: the operation ends with it, unchanged, as in
-   * every language.
+   * in MISUSE: Blame::is_misuse) is no attempt's outcome: the operation ends with it, unchanged, as in every language.
    */
   threw(entry, thrown) {
     if (this.done) return;
