@@ -8,6 +8,7 @@
 import { _driverCancel, _driverResultOf, _free } from '../wasm/retryplan_js.js';
 import { Attempt, abortAttempt, decided } from './convert.js';
 import { RetryplanError } from './error.js';
+import { MISUSE } from './rules.js';
 import { requestIdText } from './words.js';
 import { read, words } from './outcomes.js';
 import { nextEvent, pollAction } from './records.js';
@@ -148,12 +149,11 @@ export class Host {
   /**
    * Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: the
    * core's verdict for an unknown error, `ambiguous`). Misuse of retryplan itself (a RetryplanError whose blame is
-   * `caller` or `configuration`) is no attempt's outcome: the operation ends with it, unchanged, as in every language.
+   * in MISUSE: Blame::is_misuse) is no attempt's outcome: the operation ends with it, unchanged, as in every language.
    */
   threw(entry, thrown) {
     if (this.done) return;
-    if (thrown instanceof RetryplanError && (thrown.blame === 'caller' || thrown.blame === 'configuration'))
-      return this.abandon(thrown);
+    if (thrown instanceof RetryplanError && MISUSE.includes(thrown.blame)) return this.abandon(thrown);
     const failure = this.io.failureOf(thrown);
     if (failure !== undefined)
       return this.handIn(entry, WIRE.OUTCOME.failure, WIRE.FAILURE[failure], undefined, thrown);

@@ -165,3 +165,6 @@ export const BLAMES = {
   invalid_request_header: "caller",
   entropy_unavailable: "environment",
 };
+
+/** The blames of misuse of retryplan itself (retryplan::Blame::is_misuse): raised in an attempt, no outcome. */
+export const MISUSE = ["caller", "configuration"];

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import sys
 
+from ._error_classes import MISUSE_CLASSES
 from ._native import FAILURES, MAX_CAUSE_DEPTH, UNKNOWN_ERROR_VERDICT, Outcome
 
 TYPE_CHECKING = False
@@ -90,9 +91,8 @@ def _os_error(exc: BaseException) -> Optional[Outcome]:
 _TABLE: Tuple[Tuple[str, str, Union[str, object, Resolver]], ...] = (
     ("retryplan._errors", "AttemptFailed", lambda exc: exc.outcome),  # type: ignore[attr-defined]
     ("retryplan._errors", "AttemptTimedOut", "attempt_timed_out"),
-    # misuse of retryplan (blame caller or configuration) is no attempt's outcome
-    ("retryplan._errors", "CallerError", INVALID_REQUEST),
-    ("retryplan._errors", "ConfigurationError", INVALID_REQUEST),
+    # misuse of retryplan (a class of MISUSE_CLASSES, the core's Blame::is_misuse) is no attempt's outcome
+    *(("retryplan._errors", misuse.__name__, INVALID_REQUEST) for misuse in MISUSE_CLASSES),
     # httpx
     ("httpx", "HTTPStatusError", _status),
     ("httpx", "InvalidURL", INVALID_REQUEST),

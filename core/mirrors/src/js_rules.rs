@@ -12,6 +12,7 @@ use std::fs;
 use std::path::Path;
 
 use retryplan::ground::message::Rule;
+use retryplan::Blame;
 
 use crate::output::{Output, HEADER};
 
@@ -66,7 +67,20 @@ pub fn output(root: &Path) -> Result<Output, String> {
         text.push_str(&format!("  {code}: {},\n", json(blame)?));
     }
     text.push_str("};\n");
+    text.push_str(&misuse());
     Ok(Output { path: RULES, text })
+}
+
+/// `MISUSE`: the blames whose errors are misuse of retryplan itself ([`Blame::is_misuse`]), which the host loop
+/// (lib/host.js) makes no attempt's outcome.
+fn misuse() -> String {
+    let names: Vec<String> =
+        Blame::ALL.iter().filter(|blame| blame.is_misuse()).map(|blame| format!("\"{}\"", blame.name())).collect();
+    format!(
+        "\n/** The blames of misuse of retryplan itself (retryplan::Blame::is_misuse): raised in an attempt, no outcome. */\n\
+         export const MISUSE = [{}];\n",
+        names.join(", ")
+    )
 }
 
 fn json(text: &str) -> Result<String, String> {
@@ -76,6 +90,19 @@ fn json(text: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `MISUSE` as written in lib/rules.js (what lib/host.js never makes an attempt's outcome) names a blame exactly
+    /// when the core's `Blame::is_misuse` says its errors are misuse.
+    #[test]
+    fn the_misuse_blames_are_those_the_core_calls_misuse() {
+        let text = fs::read_to_string(crate::workspace_root().join(RULES)).unwrap();
+        let line = text.lines().find_map(|line| line.strip_prefix("export const MISUSE = [")).unwrap();
+        let listed: Vec<&str> = line.trim_end_matches("];").split(", ").map(|name| name.trim_matches('"')).collect();
+        for blame in Blame::ALL {
+            assert_eq!(listed.contains(&blame.name()), blame.is_misuse(), "{}: {line}", blame.name());
+        }
+        assert_eq!(listed, ["caller", "configuration"]);
+    }
 
     /// The rules JS leaves out, by id: adding one is a decision this test states.
     #[test]

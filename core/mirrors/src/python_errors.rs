@@ -371,6 +371,7 @@ fn text(classes: &[Class], compiled: &Compiled, blames: &Table, violation: &docs
         text.push_str(&format!("    \"{}\": {}Error,\n", class.code, camel(class.code)));
     }
     text.push_str("}\n");
+    text.push_str(&misuse_classes(blame_class)?);
     let renamed: Vec<(String, String)> = Error::RENAMED_CODES
         .iter()
         .map(|(old, new)| (format!("{}Error", camel(old)), format!("{}Error", camel(new))))
@@ -386,9 +387,38 @@ fn text(classes: &[Class], compiled: &Compiled, blames: &Table, violation: &docs
     Ok(text)
 }
 
+/// `MISUSE_CLASSES`: the classes of the blames whose errors are misuse of retryplan itself
+/// ([`Blame::is_misuse`]), which the failure table (`_failures.py`) makes no attempt's outcome.
+fn misuse_classes(blame_class: impl Fn(Blame) -> Option<&'static str>) -> Result<String, String> {
+    let mut names = Vec::new();
+    for blame in Blame::ALL.iter().filter(|blame| blame.is_misuse()) {
+        names.push(blame_class(*blame).ok_or(format!("python_errors: no class name for blame {}", blame.name()))?);
+    }
+    let tuple = if names.len() == 1 { format!("{},", names[0]) } else { names.join(", ") };
+    Ok(format!(
+        "\n\n#: The classes of the blames whose errors are misuse of retryplan itself (the core's ``Blame::is_misuse``):\n\
+         #: one raised inside an attempt is no attempt's outcome; the helper ends the operation and raises it unchanged.\n\
+         MISUSE_CLASSES = ({tuple})\n"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `MISUSE_CLASSES` as written in `_error_classes.py` (what `_failures.py` never makes an attempt's outcome)
+    /// holds a blame's class exactly when the core's `Blame::is_misuse` says its errors are misuse.
+    #[test]
+    fn the_misuse_classes_are_those_of_the_blames_the_core_calls_misuse() {
+        let text = std::fs::read_to_string(crate::workspace_root().join(ERRORS)).unwrap();
+        let line = text.lines().find_map(|line| line.strip_prefix("MISUSE_CLASSES = (")).unwrap();
+        let listed: Vec<&str> =
+            line.trim_end_matches(')').split(',').map(str::trim).filter(|n| !n.is_empty()).collect();
+        for (blame, class) in BLAME_CLASSES {
+            assert_eq!(listed.contains(&class), blame.is_misuse(), "{class}: {line}");
+        }
+        assert_eq!(listed, ["CallerError", "ConfigurationError"]);
+    }
 
     /// A field added to a core error reaches its class; one of a type with no Python type stops the generator.
     #[test]

@@ -137,7 +137,29 @@ fn kotlin_fields(arms: &str) -> String {
          /**\n * Who must act on any [RetryplanException] (the core's `Error::blame()`):\n\
          \x20* [Blame.CALLER], [Blame.CONFIGURATION], [Blame.SERVER] or [Blame.ENVIRONMENT];\n\
          \x20* its `name` lowercased is the snake_case name every binding uses.\n */\n\
-         val RetryplanException.blame: Blame get() = common.third\n"
+         val RetryplanException.blame: Blame get() = common.third\n{}",
+        kotlin_misuse()
+    )
+}
+
+/// Kotlin's `Blame.isMisuse`, the core's [`retryplan::Blame::is_misuse`] (one exhaustive `when`: a blame the
+/// core adds fails the build until this is written again), which the host loop (`Host.kt`) reads.
+fn kotlin_misuse() -> String {
+    let mut arms = String::new();
+    for misuse in [true, false] {
+        let blames: Vec<String> = retryplan::Blame::ALL
+            .iter()
+            .filter(|blame| blame.is_misuse() == misuse)
+            .map(|blame| format!("Blame.{}", blame.name().to_uppercase()))
+            .collect();
+        if !blames.is_empty() {
+            arms.push_str(&format!("        {} -> {misuse}\n", blames.join(", ")));
+        }
+    }
+    format!(
+        "\n/**\n * Whether an error of this blame, raised inside an attempt, is misuse of retryplan itself (the core's\n\
+         \x20* `Blame::is_misuse`): no attempt's outcome; the host loop ends the operation and throws it unchanged.\n */\n\
+         internal val Blame.isMisuse: Boolean\n    get() = when (this) {{\n{arms}    }}\n"
     )
 }
 
@@ -160,6 +182,22 @@ fn conversion(name: &str, ty: &str) -> Option<(&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Kotlin's `Blame.isMisuse` as written in `ErrorFields.kt` (what `Host.kt` never makes an attempt's outcome)
+    /// is true of a blame exactly when the core's `Blame::is_misuse` is.
+    #[test]
+    fn kotlins_misuse_is_the_cores() {
+        let text = fs::read_to_string(crate::workspace_root().join(ERROR_FIELDS)).unwrap();
+        let when = text.split("internal val Blame.isMisuse: Boolean\n").nth(1).unwrap();
+        for blame in retryplan::Blame::ALL {
+            let name = format!("Blame.{}", blame.name().to_uppercase());
+            let arm =
+                when.lines().find(|line| line.split(" -> ").next().unwrap().split(", ").any(|b| b.trim() == name));
+            let arm = arm.unwrap_or_else(|| panic!("no arm for {name}: {when}"));
+            assert!(arm.ends_with(&format!(" -> {}", blame.is_misuse())), "{name}: {arm}");
+        }
+        assert!(when.contains("        Blame.CALLER, Blame.CONFIGURATION -> true\n"), "{when}");
+    }
 
     #[test]
     fn every_variant_carries_code_blame_and_description_and_no_rule_twice() {

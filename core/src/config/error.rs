@@ -46,12 +46,12 @@ impl core::fmt::Display for Violation {
 /// Who must act to fix an [`Error`]: what to do about it, as opposed to what
 /// went wrong ([`Error::code`]). Every code has exactly one blame.
 ///
-/// | blame | codes | who acts |
-/// |---|---|---|
-/// | [`Caller`](Blame::Caller) | `operation_ended`, `attempt_not_running`, `invalid_argument`, `invalid_request_header` | the code calling the engine (a bug in how it uses the API), or the caller of the service it serves (a request header it cannot read) |
-/// | [`Configuration`](Blame::Configuration) | `config_violations`, `invalid_config`, `unknown_profile`, `unsupported` | whoever wrote the configuration: fix the policy or pick another host |
-/// | [`Server`](Blame::Server) | `invalid_header` | the server: it answered with a header the engine cannot read |
-/// | [`Environment`](Blame::Environment) | `entropy_unavailable` | the machine: the operating system's random source failed |
+/// | blame | codes | who acts | [misuse](Blame::is_misuse) |
+/// |---|---|---|---|
+/// | [`Caller`](Blame::Caller) | `operation_ended`, `attempt_not_running`, `invalid_argument`, `invalid_request_header` | the code calling the engine (a bug in how it uses the API), or the caller of the service it serves (a request header it cannot read) | yes |
+/// | [`Configuration`](Blame::Configuration) | `config_violations`, `invalid_config`, `unknown_profile`, `unsupported` | whoever wrote the configuration: fix the policy or pick another host | yes |
+/// | [`Server`](Blame::Server) | `invalid_header` | the server: it answered with a header the engine cannot read | no |
+/// | [`Environment`](Blame::Environment) | `entropy_unavailable` | the machine: the operating system's random source failed | no |
 ///
 /// `unsupported` is configuration: the policy asks for something this host
 /// cannot do (hedging where attempts run one at a time); the fix is to change
@@ -81,6 +81,33 @@ impl Blame {
             Blame::Configuration => "configuration",
             Blame::Server => "server",
             Blame::Environment => "environment",
+        }
+    }
+
+    /// Whether an error of this blame, raised inside an attempt (by the code
+    /// the attempt runs), is misuse of retryplan itself rather than that
+    /// attempt's failure: `Caller` and `Configuration` are, `Server` and
+    /// `Environment` are not.
+    ///
+    /// What a host does with it: a misuse error is no attempt's outcome. The
+    /// host hands in nothing for the attempt; it ends the operation and raises
+    /// the error unchanged, never retried (the fix is in the caller's code or
+    /// configuration: a retry would only raise it again). An error of any other
+    /// blame raised inside an attempt is that attempt's error like any other:
+    /// the host's failure table, then the caller's hook (by default the
+    /// verdict for an unknown error). Every binding's host loop reads this,
+    /// through the copy `retryplan-mirrors` writes of it.
+    ///
+    /// ```
+    /// use retryplan::Blame;
+    /// assert!(Blame::Caller.is_misuse());
+    /// assert!(!Blame::Server.is_misuse());
+    /// ```
+    #[must_use]
+    pub fn is_misuse(self) -> bool {
+        match self {
+            Blame::Caller | Blame::Configuration => true,
+            Blame::Server | Blame::Environment => false,
         }
     }
 }
@@ -482,6 +509,15 @@ mod tests {
         let profile =
             Error::UnknownProfile { profile: String::from("x"), known: vec![String::from("a"), String::from("b")] };
         assert_eq!(profile.to_string(), "unknown profile `x` (known: a, b)");
+    }
+
+    /// Misuse is the blame of the caller's code or configuration: the fix is there, so a host never retries it.
+    #[test]
+    fn misuse_is_the_callers_and_the_configurations_blame() {
+        let misuse: Vec<&str> = Blame::ALL.iter().filter(|blame| blame.is_misuse()).map(|blame| blame.name()).collect();
+        assert_eq!(misuse, ["caller", "configuration"]);
+        assert!(Error::OperationEnded.blame().is_misuse());
+        assert!(!Error::EntropyUnavailable { message: String::new() }.blame().is_misuse());
     }
 
     #[test]

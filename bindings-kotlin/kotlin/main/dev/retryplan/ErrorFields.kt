@@ -29,3 +29,13 @@ val RetryplanException.description: String get() = common.second
  * its `name` lowercased is the snake_case name every binding uses.
  */
 val RetryplanException.blame: Blame get() = common.third
+
+/**
+ * Whether an error of this blame, raised inside an attempt, is misuse of retryplan itself (the core's
+ * `Blame::is_misuse`): no attempt's outcome; the host loop ends the operation and throws it unchanged.
+ */
+internal val Blame.isMisuse: Boolean
+    get() = when (this) {
+        Blame.CALLER, Blame.CONFIGURATION -> true
+        Blame.SERVER, Blame.ENVIRONMENT -> false
+    }

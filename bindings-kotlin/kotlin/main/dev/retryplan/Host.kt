@@ -361,12 +361,12 @@ internal class Host<T>(
 
 /**
  * Misuse of retryplan itself, raised inside an attempt (a [RetryplanException]
- * whose blame is the caller's or the configuration's, such as a policy built
- * there from a bad configuration): never an attempt's outcome, so the
+ * whose blame [Blame.isMisuse], the core's `Blame::is_misuse`, such as a policy
+ * built there from a bad configuration): never an attempt's outcome, so the
  * operation ends with it, unchanged, as in every language. A nested
  * operation's typed ending ([OperationFailedException]) is not misuse.
  */
-private fun Throwable.isMisuse() = this is RetryplanException && (blame == Blame.CALLER || blame == Blame.CONFIGURATION)
+private fun Throwable.isMisuse() = this is RetryplanException && blame.isMisuse
 
 /** The failure table of an HTTP helper: the binding's, and any other I/O error of the client as a lost connection. */
 internal fun httpFailureOf(error: Throwable): Failure? = failureOf(error) ?: if (error is java.io.IOException) Failure.CONNECTION_LOST else null
