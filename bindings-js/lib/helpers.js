@@ -204,6 +204,17 @@ function boundBody(entry, readableUntilMs, now) {
 }
 
 /**
+ * Whether a request body can be sent again as it is: none, a string, a Blob, a BufferSource (an ArrayBuffer, a
+ * typed array, a DataView), FormData or URLSearchParams. Anything else (a ReadableStream, an async iterable, a Node
+ * `Readable`, ...) is read as it is sent: one-shot, which the core sends once and never hedges.
+ */
+const replayable = (body) =>
+  body == null ||
+  typeof body === 'string' ||
+  ArrayBuffer.isView(body) ||
+  [Blob, ArrayBuffer, FormData, URLSearchParams].some((kind) => body instanceof kind);
+
+/**
  * `fetch` with the core's retries: resolves to `{decision, response,
  * idempotencyKey}` with the last response when there is one (the winner's on
  * success) and rejects with the typed ending when there is none, and always
@@ -223,8 +234,9 @@ function fetchHost(input, init, options, context) {
   const doFetch = options.fetch ?? globalThis.fetch;
   const now = clockOf(options);
   const { idempotencyKeyHeader = IDEMPOTENCY_KEY_HEADER, requestIdHeader = REQUEST_ID_HEADER } = options;
-  // A stream can be sent once: the core sends it once, and gives up with `body_not_replayable` where it would retry.
-  const oneShotBody = typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream;
+  // A body read as it is sent can be sent once: the core sends it once, and gives up with `body_not_replayable` where
+  // it would retry.
+  const oneShotBody = !replayable(init.body);
   // An invalid request (a bad URL, a bad header) is the caller's mistake: it
   // throws here, unchanged, before anything is sent.
   const request = new Request(input instanceof Request ? input.clone() : input, init);

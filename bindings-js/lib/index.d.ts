@@ -980,9 +980,11 @@ export type RetryFetchResult =
  * hedging. Resolves with the last response when there is one; rejects with
  * the typed ending when there is none, and always for reconcile (every
  * response not returned has its body cancelled); rejects unchanged for an
- * invalid request (a bad URL, a bad header), before sending anything. A
- * ReadableStream body is sent once: where a retry was wanted the operation
- * gives up `body_not_replayable` (with the response). In Node every attempt
+ * invalid request (a bad URL, a bad header), before sending anything. A body other than a string, Blob,
+ * BufferSource, FormData or URLSearchParams (a ReadableStream, an async
+ * iterable, a Node Readable) is sent once, never hedged: where a retry was
+ * wanted the operation gives up `body_not_replayable` (with the response).
+ * In Node every attempt
  * carries the core's propagation headers (`retryplan-timeout-ms`,
  * `retryplan-attempt`, `retryplan-caller-retries`, the key when it is sent),
  * inside a served request or not; in a page a same-origin request carries
