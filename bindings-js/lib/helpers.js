@@ -215,6 +215,25 @@ const replayable = (body) =>
   [Blob, ArrayBuffer, FormData, URLSearchParams].some((kind) => body instanceof kind);
 
 /**
+ * The caller's cancel: `options.signal` and `init.signal`, either of which cancels (AbortSignal.any; where there is
+ * none, or it refuses a signal of another realm, a signal that follows both), or the one given.
+ */
+function eitherSignal(first, second) {
+  if (!first || !second) return first || second;
+  try {
+    return AbortSignal.any([first, second]);
+  } catch {
+    const either = new AbortController();
+    for (const signal of [first, second]) {
+      const follow = () => either.abort(signal.reason);
+      if (signal.aborted) follow();
+      else signal.addEventListener('abort', follow);
+    }
+    return either.signal;
+  }
+}
+
+/**
  * `fetch` with the core's retries: resolves to `{decision, response,
  * idempotencyKey}` with the last response when there is one (the winner's on
  * success) and rejects with the typed ending when there is none, and always
@@ -242,7 +261,7 @@ function fetchHost(input, init, options, context) {
   const request = new Request(input instanceof Request ? input.clone() : input, init);
   // A key the caller already set makes the request keyed by that exact key (the core's Policy::http_request).
   const requestIdempotencyKey = (idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null) ?? undefined;
-  const signal = options.signal ?? init.signal ?? undefined;
+  const signal = eitherSignal(options.signal, init.signal);
   const primed = signal?.aborted !== true;
   const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
   const telemetry = reporter(requestName, request);

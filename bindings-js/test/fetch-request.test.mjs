@@ -134,3 +134,33 @@ test('a string, Blob, BufferSource, FormData or URLSearchParams body is sent aga
     else assert.deepEqual(sentBodies, [sent, sent], kind);
   }
 });
+
+test('options.signal and init.signal both cancel: whichever aborts first, with its reason', async () => {
+  for (const which of ['options', 'init']) {
+    const fromOptions = new AbortController();
+    const fromInit = new AbortController();
+    const reason = new Error(`${which} left`);
+    setTimeout(() => (which === 'options' ? fromOptions : fromInit).abort(reason), 50);
+    const error = await rejection(
+      retryFetch(
+        `${base}/stall?${which}`,
+        { signal: fromInit.signal },
+        { policy: policy(), signal: fromOptions.signal },
+      ),
+    );
+    assert.equal(error, reason, which);
+  }
+});
+
+test('a signal already aborted cancels before anything is sent, whichever of the two it is', async () => {
+  for (const which of ['options', 'init']) {
+    const aborted = AbortSignal.abort(new Error(`${which} gone`));
+    const live = new AbortController().signal;
+    const [signal, initSignal] = which === 'options' ? [aborted, live] : [live, aborted];
+    const error = await rejection(
+      retryFetch(`${base}/stall?aborted-${which}`, { signal: initSignal }, { policy: policy(), signal }),
+    );
+    assert.equal(error, aborted.reason, which);
+    assert.equal(seen.get(`/stall?aborted-${which}`), undefined, `${which}: nothing sent`);
+  }
+});
