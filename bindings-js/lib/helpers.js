@@ -183,6 +183,9 @@ function runHost(policy, attempt, options, context) {
   return new Host(driver, attempt, io, options, now, options.signal, primed, telemetry);
 }
 
+/** The spelling of the idempotency key's header among the core's outgoing headers, which the helper sets itself. */
+const CORE_KEY_HEADER = IDEMPOTENCY_KEY_HEADER.toLowerCase();
+
 /** A response body left unread, cancelled (it may never be read). */
 const cancelBody = (response) => response?.body?.cancel().catch(() => {});
 
@@ -276,7 +279,8 @@ function fetchHost(input, init, options, context) {
     const headers = new Headers(request.headers);
     if (sends)
       for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now())))
-        headers.set(name, value);
+        if (name !== CORE_KEY_HEADER) headers.set(name, value);
+    // The key travels once, under the caller's name for it (or not at all), whether the core's headers go or not.
     if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, host.keyText);
     if (requestIdHeader) headers.set(requestIdHeader, entry.requestId);
     telemetry?.inject(entry.attempt, headers);

@@ -954,7 +954,10 @@ export interface RetryFetchOptions extends HelperOptions {
   fetch?: typeof fetch;
   /** Whether this request may be repeated, whatever its method says (see `DriverOptions.method`). */
   idempotent?: boolean;
-  /** Header carrying the idempotency key (`IDEMPOTENCY_KEY_HEADER`); null to omit. */
+  /**
+   * Header carrying the idempotency key (`IDEMPOTENCY_KEY_HEADER`); null to omit. The key goes under this one
+   * header only: the core's propagation headers do not carry it again under `idempotency-key`.
+   */
   idempotencyKeyHeader?: string | null;
   /** Header carrying each attempt's request id (`REQUEST_ID_HEADER`); null to omit. */
   requestIdHeader?: string | null;

@@ -164,3 +164,35 @@ test('a signal already aborted cancels before anything is sent, whichever of the
     assert.equal(seen.get(`/stall?aborted-${which}`), undefined, `${which}: nothing sent`);
   }
 });
+
+/** The headers of the one request a keyed POST sent with `options`, at a path of its own. */
+async function sentHeaders(name, options) {
+  const path = `/landing?${name}`;
+  const result = await retryFetch(`${base}${path}`, { method: 'POST', body: 'x' }, { policy: policy(), ...options });
+  assert.equal(result.decision.type, 'succeeded');
+  return [seen.get(path)[0].headers, result.idempotencyKey];
+}
+
+test('the idempotency key goes under one header: Idempotency-Key, the one idempotencyKeyHeader names, or none for null', async () => {
+  const [usual, key] = await sentHeaders('usual', {});
+  assert.equal(usual['idempotency-key'], key);
+  const [renamed, renamedKey] = await sentHeaders('renamed', { idempotencyKeyHeader: 'X-Key' });
+  assert.equal(renamed['x-key'], renamedKey);
+  assert.equal(renamed['idempotency-key'], undefined, 'not under the core name as well');
+  const [omitted] = await sentHeaders('omitted', { idempotencyKeyHeader: null });
+  assert.equal(omitted['idempotency-key'], undefined);
+  assert.equal(omitted['retryplan-attempt'], '1', "the core's other headers still go");
+});
+
+test('the request id goes under X-Request-Id, the one requestIdHeader names, or none for null', async () => {
+  const [usual] = await sentHeaders('request-id', {});
+  assert.match(usual['x-request-id'], /^[0-9a-f]{16}$/);
+  const [renamed] = await sentHeaders('request-id-renamed', { requestIdHeader: 'X-Trace' });
+  assert.match(renamed['x-trace'], /^[0-9a-f]{16}$/);
+  assert.equal(renamed['x-request-id'], undefined);
+  const [omitted] = await sentHeaders('request-id-omitted', { requestIdHeader: null });
+  assert.deepEqual(
+    Object.keys(omitted).filter((name) => /request-id|trace/.test(name)),
+    [],
+  );
+});
