@@ -237,6 +237,16 @@ function eitherSignal(first, second) {
 }
 
 /**
+ * What `fetch` resolved to, when it is a response (a status and headers for the core to read); anything else is the
+ * caller's `fetch` at fault, refused at once, never an attempt's failure to retry.
+ */
+function fetched(response) {
+  if (typeof response?.status !== 'number' || typeof response.headers?.get !== 'function')
+    throw refuse('fetch', 'response', response);
+  return response;
+}
+
+/**
  * `fetch` with the core's retries: resolves to `{decision, response,
  * idempotencyKey}` with the last response when there is one (the winner's on
  * success) and rejects with the typed ending when there is none, and always
@@ -287,12 +297,14 @@ function fetchHost(input, init, options, context) {
     // A hedge bypasses the HTTP cache: a browser holds a second request for
     // a URL until the first one's response is cached, defeating the hedge.
     const cache = entry.hedge ? 'no-store' : init.cache;
-    return doFetch(input instanceof Request ? input.clone() : input, {
-      ...init,
-      cache,
-      headers,
-      signal: entry.signal,
-    });
+    return Promise.resolve(
+      doFetch(input instanceof Request ? input.clone() : input, {
+        ...init,
+        cache,
+        headers,
+        signal: entry.signal,
+      }),
+    ).then(fetched);
   };
   const entries = [];
   const io = {
@@ -312,6 +324,8 @@ function fetchHost(input, init, options, context) {
     // fetch rejects with a TypeError for a network error; a browser says no more.
     failureOf: (thrown) => failureOf(thrown) ?? (thrown instanceof TypeError ? 'connection_lost' : undefined),
     dispose: cancelBody,
+    // The caller's own `redirect: 'error'` met a redirect (Node's fetch says so): its request's doing, ended at once.
+    invalid: (thrown) => request.redirect === 'error' && thrown?.cause?.message === 'unexpected redirect',
     finish: (host) => {
       const finish = host.ending();
       if (host.endReturns) {

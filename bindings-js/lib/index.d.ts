@@ -950,7 +950,7 @@ export function run<T>(
  */
 export interface RetryFetchOptions extends HelperOptions {
   policy: Policy;
-  /** The fetch to call; globalThis.fetch by default. */
+  /** The fetch to call; globalThis.fetch by default. It must resolve to a Response (a numeric `status` and `headers`). */
   fetch?: typeof fetch;
   /** Whether this request may be repeated, whatever its method says (see `DriverOptions.method`). */
   idempotent?: boolean;
@@ -983,7 +983,10 @@ export type RetryFetchResult =
  * hedging. Resolves with the last response when there is one; rejects with
  * the typed ending when there is none, and always for reconcile (every
  * response not returned has its body cancelled); rejects unchanged for an
- * invalid request (a bad URL, a bad header), before sending anything. A body other than a string, Blob,
+ * invalid request (a bad URL, a bad header), before sending anything, and
+ * for what the request makes once sent (Node's fetch meeting a redirect under
+ * `redirect: 'error'`); with a RetryplanError naming `fetch` when the `fetch`
+ * option resolves to no response. A body other than a string, Blob,
  * BufferSource, FormData or URLSearchParams (a ReadableStream, an async
  * iterable, a Node Readable) is sent once, never hedged: where a retry was
  * wanted the operation gives up `body_not_replayable` (with the response).

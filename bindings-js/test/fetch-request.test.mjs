@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
-import { GaveUpError, Policy, retryFetch } from 'retryplan';
+import { GaveUpError, Policy, RetryplanError, retryFetch } from 'retryplan';
 import { rejection } from './assertions.mjs';
 
 // Each path's answers by request, the last repeating: 'busy' (503, Retry-After: 0), 'ok', 'stall' (never answered),
@@ -195,4 +195,50 @@ test('the request id goes under X-Request-Id, the one requestIdHeader names, or 
     Object.keys(omitted).filter((name) => /request-id|trace/.test(name)),
     [],
   );
+});
+
+test("redirect: 'error' meeting a redirect is the caller's request: fetch's TypeError rethrown unchanged, at once", async () => {
+  const error = await rejection(retryFetch(`${base}/redirect?error`, { redirect: 'error' }, { policy: policy() }));
+  assert.ok(error instanceof TypeError, String(error));
+  assert.equal(error.cause?.message, 'unexpected redirect');
+  assert.equal(seen.get('/redirect?error').length, 1, 'never retried');
+  // Followed (the default), the redirect is no error.
+  const followed = await retryFetch(`${base}/redirect?follow`, {}, { policy: policy() });
+  assert.equal(followed.decision.type, 'succeeded');
+  assert.equal(await followed.response.text(), 'done');
+});
+
+test('a fetch resolving to something that is not a response ends at once with an error naming `fetch`', async () => {
+  for (const [what, value] of [
+    ['an object without headers', { status: 200 }],
+    ['undefined', undefined],
+    ['a status that is no number', { status: '200', headers: new Headers() }],
+  ]) {
+    let calls = 0;
+    const fetch = async () => {
+      calls += 1;
+      return value;
+    };
+    const error = await rejection(retryFetch(`${base}/never`, {}, { policy: policy(), fetch }));
+    assert.ok(error instanceof RetryplanError, `${what}: ${error}`);
+    assert.equal(error.code, 'invalid_argument', what);
+    assert.equal(error.field, 'fetch', what);
+    assert.match(error.message, /must resolve to a Response/, what);
+    assert.equal(calls, 1, `${what}: never retried`);
+  }
+});
+
+test('a network TypeError with a cause is still read by the failure table (a reset: retried)', async () => {
+  let calls = 0;
+  const fetch = async (input, init) => {
+    calls += 1;
+    if (calls === 1)
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('other side closed'), { code: 'ECONNRESET' }),
+      });
+    return globalThis.fetch(input, init);
+  };
+  const result = await retryFetch(`${base}/landing?reset`, {}, { policy: policy(), fetch });
+  assert.equal(result.decision.type, 'succeeded');
+  assert.equal(calls, 2);
 });
