@@ -135,34 +135,54 @@ test('a string, Blob, BufferSource, FormData or URLSearchParams body is sent aga
   }
 });
 
-test('options.signal and init.signal both cancel: whichever aborts first, with its reason', async () => {
-  for (const which of ['options', 'init']) {
-    const fromOptions = new AbortController();
-    const fromInit = new AbortController();
-    const reason = new Error(`${which} left`);
-    setTimeout(() => (which === 'options' ? fromOptions : fromInit).abort(reason), 50);
-    const error = await rejection(
-      retryFetch(
-        `${base}/stall?${which}`,
-        { signal: fromInit.signal },
-        { policy: policy(), signal: fromOptions.signal },
-      ),
-    );
-    assert.equal(error, reason, which);
+/**
+ * `call()`, with AbortSignal.any as Node has it or (`without`) as a platform without it has it (put back at once:
+ * retryFetch combines the signals before it returns).
+ */
+function platform(without, call) {
+  const any = AbortSignal.any;
+  if (without) AbortSignal.any = undefined;
+  try {
+    return call();
+  } finally {
+    AbortSignal.any = any;
   }
+}
+const PLATFORMS = { 'AbortSignal.any': false, 'without AbortSignal.any': true };
+
+test('options.signal and init.signal both cancel: whichever aborts first, with its reason', async () => {
+  for (const [name, without] of Object.entries(PLATFORMS))
+    for (const which of ['options', 'init']) {
+      const fromOptions = new AbortController();
+      const fromInit = new AbortController();
+      const reason = new Error(`${which} left`);
+      setTimeout(() => (which === 'options' ? fromOptions : fromInit).abort(reason), 50);
+      const error = await rejection(
+        platform(without, () =>
+          retryFetch(
+            `${base}/stall?${which}-${without}`,
+            { signal: fromInit.signal },
+            { policy: policy(), signal: fromOptions.signal },
+          ),
+        ),
+      );
+      assert.equal(error, reason, `${name}: ${which}`);
+    }
 });
 
 test('a signal already aborted cancels before anything is sent, whichever of the two it is', async () => {
-  for (const which of ['options', 'init']) {
-    const aborted = AbortSignal.abort(new Error(`${which} gone`));
-    const live = new AbortController().signal;
-    const [signal, initSignal] = which === 'options' ? [aborted, live] : [live, aborted];
-    const error = await rejection(
-      retryFetch(`${base}/stall?aborted-${which}`, { signal: initSignal }, { policy: policy(), signal }),
-    );
-    assert.equal(error, aborted.reason, which);
-    assert.equal(seen.get(`/stall?aborted-${which}`), undefined, `${which}: nothing sent`);
-  }
+  for (const [name, without] of Object.entries(PLATFORMS))
+    for (const which of ['options', 'init']) {
+      const aborted = AbortSignal.abort(new Error(`${which} gone`));
+      const live = new AbortController().signal;
+      const [signal, initSignal] = which === 'options' ? [aborted, live] : [live, aborted];
+      const path = `/stall?aborted-${which}-${without}`;
+      const error = await rejection(
+        platform(without, () => retryFetch(`${base}${path}`, { signal: initSignal }, { policy: policy(), signal })),
+      );
+      assert.equal(error, aborted.reason, `${name}: ${which}`);
+      assert.equal(seen.get(path), undefined, `${name}: ${which}: nothing sent`);
+    }
 });
 
 /** The headers of the one request a keyed POST sent with `options`, at a path of its own. */
