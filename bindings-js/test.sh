@@ -61,6 +61,7 @@ node --test \
   test/collected.test.mjs \
   test/timers.test.mjs \
   test/fetch.test.mjs \
+  test/fetch-request.test.mjs \
   test/scenarios.test.mjs \
   test/messages.test.mjs \
   test/tags.test.mjs \

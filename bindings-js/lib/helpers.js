@@ -183,6 +183,9 @@ function runHost(policy, attempt, options, context) {
   return new Host(driver, attempt, io, options, now, options.signal, primed, telemetry);
 }
 
+/** The spelling of the idempotency key's header among the core's outgoing headers, which the helper sets itself. */
+const CORE_KEY_HEADER = IDEMPOTENCY_KEY_HEADER.toLowerCase();
+
 /** A response body left unread, cancelled (it may never be read). */
 const cancelBody = (response) => response?.body?.cancel().catch(() => {});
 
@@ -201,6 +204,46 @@ function boundBody(entry, readableUntilMs, now) {
       new DOMException("retryplan: the response body was not read within its attempt's window", 'TimeoutError'),
     );
   after(readableUntilMs - now(), cut, true);
+}
+
+/**
+ * Whether a request body can be sent again as it is: none, a string, a Blob, a BufferSource (an ArrayBuffer, a
+ * typed array, a DataView), FormData or URLSearchParams. Anything else (a ReadableStream, an async iterable, a Node
+ * `Readable`, ...) is read as it is sent: one-shot, which the core sends once and never hedges.
+ */
+const replayable = (body) =>
+  body == null ||
+  typeof body === 'string' ||
+  ArrayBuffer.isView(body) ||
+  [Blob, ArrayBuffer, FormData, URLSearchParams].some((kind) => body instanceof kind);
+
+/**
+ * The caller's cancel: `options.signal` and `init.signal`, either of which cancels (AbortSignal.any; where there is
+ * none, or it refuses a signal of another realm, a signal that follows both), or the one given.
+ */
+function eitherSignal(first, second) {
+  if (!first || !second) return first || second;
+  try {
+    return AbortSignal.any([first, second]);
+  } catch {
+    const either = new AbortController();
+    for (const signal of [first, second]) {
+      const follow = () => either.abort(signal.reason);
+      if (signal.aborted) follow();
+      else signal.addEventListener('abort', follow);
+    }
+    return either.signal;
+  }
+}
+
+/**
+ * What `fetch` resolved to, when it is a response (a status and headers for the core to read); anything else is the
+ * caller's `fetch` at fault, refused at once, never an attempt's failure to retry.
+ */
+function fetched(response) {
+  if (typeof response?.status !== 'number' || typeof response.headers?.get !== 'function')
+    throw refuse('fetch', 'response', response);
+  return response;
 }
 
 /**
@@ -223,14 +266,15 @@ function fetchHost(input, init, options, context) {
   const doFetch = options.fetch ?? globalThis.fetch;
   const now = clockOf(options);
   const { idempotencyKeyHeader = IDEMPOTENCY_KEY_HEADER, requestIdHeader = REQUEST_ID_HEADER } = options;
-  // A stream can be sent once: the core sends it once, and gives up with `body_not_replayable` where it would retry.
-  const oneShotBody = typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream;
+  // A body read as it is sent can be sent once: the core sends it once, and gives up with `body_not_replayable` where
+  // it would retry.
+  const oneShotBody = !replayable(init.body);
   // An invalid request (a bad URL, a bad header) is the caller's mistake: it
   // throws here, unchanged, before anything is sent.
   const request = new Request(input instanceof Request ? input.clone() : input, init);
   // A key the caller already set makes the request keyed by that exact key (the core's Policy::http_request).
   const requestIdempotencyKey = (idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null) ?? undefined;
-  const signal = options.signal ?? init.signal ?? undefined;
+  const signal = eitherSignal(options.signal, init.signal);
   const primed = signal?.aborted !== true;
   const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
   const telemetry = reporter(requestName, request);
@@ -245,19 +289,22 @@ function fetchHost(input, init, options, context) {
     const headers = new Headers(request.headers);
     if (sends)
       for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now())))
-        headers.set(name, value);
+        if (name !== CORE_KEY_HEADER) headers.set(name, value);
+    // The key travels once, under the caller's name for it (or not at all), whether the core's headers go or not.
     if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, host.keyText);
     if (requestIdHeader) headers.set(requestIdHeader, entry.requestId);
     telemetry?.inject(entry.attempt, headers);
     // A hedge bypasses the HTTP cache: a browser holds a second request for
     // a URL until the first one's response is cached, defeating the hedge.
     const cache = entry.hedge ? 'no-store' : init.cache;
-    return doFetch(input instanceof Request ? input.clone() : input, {
-      ...init,
-      cache,
-      headers,
-      signal: entry.signal,
-    });
+    return Promise.resolve(
+      doFetch(input instanceof Request ? input.clone() : input, {
+        ...init,
+        cache,
+        headers,
+        signal: entry.signal,
+      }),
+    ).then(fetched);
   };
   const entries = [];
   const io = {
@@ -277,6 +324,8 @@ function fetchHost(input, init, options, context) {
     // fetch rejects with a TypeError for a network error; a browser says no more.
     failureOf: (thrown) => failureOf(thrown) ?? (thrown instanceof TypeError ? 'connection_lost' : undefined),
     dispose: cancelBody,
+    // The caller's own `redirect: 'error'` met a redirect (Node's fetch says so): its request's doing, ended at once.
+    invalid: (thrown) => request.redirect === 'error' && thrown?.cause?.message === 'unexpected redirect',
     finish: (host) => {
       const finish = host.ending();
       if (host.endReturns) {

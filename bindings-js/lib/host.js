@@ -68,7 +68,8 @@ function listen(signal, host) {
  *   hook returns an outcome), or with `io.response(driver, nowMs, attempt,
  *   token, value)` a response the core reads (its receipt's number; it may throw for a value it
  *   cannot read: then `io.unreadable` is the failure);
- * - what it throws is named by `io.failureOf(error)` (the failure table), else
+ * - what it throws ends the operation, rethrown unchanged, when `io.invalid(error)`
+ *   (optional) says its caller's request made it; else it is named by `io.failureOf(error)` (the failure table), else
  *   by the caller's `outcomeOfError(error)` hook, else the core's verdict for
  *   an unknown error (`ambiguous`);
  * - `io.dispose(value)` releases a value the driver says to drop.
@@ -149,11 +150,13 @@ export class Host {
   /**
    * Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: the
    * core's verdict for an unknown error, `ambiguous`). Misuse of retryplan itself (a RetryplanError whose blame is
-   * in MISUSE: Blame::is_misuse) is no attempt's outcome: the operation ends with it, unchanged, as in every language.
+   * in MISUSE: Blame::is_misuse) is no attempt's outcome: the operation ends with it, unchanged, as in every language;
+   * so does an error the helper's I/O says its caller's own request made (`io.invalid`, an invalid request).
    */
   threw(entry, thrown) {
     if (this.done) return;
-    if (thrown instanceof RetryplanError && MISUSE.includes(thrown.blame)) return this.abandon(thrown);
+    if ((thrown instanceof RetryplanError && MISUSE.includes(thrown.blame)) || this.io.invalid?.(thrown))
+      return this.abandon(thrown);
     const failure = this.io.failureOf(thrown);
     if (failure !== undefined)
       return this.handIn(entry, WIRE.OUTCOME.failure, WIRE.FAILURE[failure], undefined, thrown);

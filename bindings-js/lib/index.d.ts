@@ -950,11 +950,14 @@ export function run<T>(
  */
 export interface RetryFetchOptions extends HelperOptions {
   policy: Policy;
-  /** The fetch to call; globalThis.fetch by default. */
+  /** The fetch to call; globalThis.fetch by default. It must resolve to a Response (a numeric `status` and `headers`). */
   fetch?: typeof fetch;
   /** Whether this request may be repeated, whatever its method says (see `DriverOptions.method`). */
   idempotent?: boolean;
-  /** Header carrying the idempotency key (`IDEMPOTENCY_KEY_HEADER`); null to omit. */
+  /**
+   * Header carrying the idempotency key (`IDEMPOTENCY_KEY_HEADER`); null to omit. The key goes under this one
+   * header only: the core's propagation headers do not carry it again under `idempotency-key`.
+   */
   idempotencyKeyHeader?: string | null;
   /** Header carrying each attempt's request id (`REQUEST_ID_HEADER`); null to omit. */
   requestIdHeader?: string | null;
@@ -980,9 +983,14 @@ export type RetryFetchResult =
  * hedging. Resolves with the last response when there is one; rejects with
  * the typed ending when there is none, and always for reconcile (every
  * response not returned has its body cancelled); rejects unchanged for an
- * invalid request (a bad URL, a bad header), before sending anything. A
- * ReadableStream body is sent once: where a retry was wanted the operation
- * gives up `body_not_replayable` (with the response). In Node every attempt
+ * invalid request (a bad URL, a bad header), before sending anything, and
+ * for what the request makes once sent (Node's fetch meeting a redirect under
+ * `redirect: 'error'`); with a RetryplanError naming `fetch` when the `fetch`
+ * option resolves to no response. A body other than a string, Blob,
+ * BufferSource, FormData or URLSearchParams (a ReadableStream, an async
+ * iterable, a Node Readable) is sent once, never hedged: where a retry was
+ * wanted the operation gives up `body_not_replayable` (with the response).
+ * `options.signal` and `init.signal` both cancel. In Node every attempt
  * carries the core's propagation headers (`retryplan-timeout-ms`,
  * `retryplan-attempt`, `retryplan-caller-retries`, the key when it is sent),
  * inside a served request or not; in a page a same-origin request carries

@@ -103,6 +103,7 @@ export const BINDING = {
   required: () => 'is required',
   not_an_option: (what = 'helper') => `is not an option of this ${what}`,
   function: (value) => `must be a function, got ${kindOf(value)}`,
+  response: (value) => `must resolve to a Response (a numeric \`status\` and \`headers\`), got ${kindOf(value)}`,
   signal: (value) => `must be an AbortSignal (with \`aborted\` and \`addEventListener\`), got ${kindOf(value)}`,
   outcome_type: (type) =>
     `unknown outcome type "${type}" (success, http_status, grpc_status, transport, application, cancelled)`,
