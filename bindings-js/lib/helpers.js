@@ -218,7 +218,7 @@ const replayable = (body) =>
   [Blob, ArrayBuffer, FormData, URLSearchParams].some((kind) => body instanceof kind);
 
 /**
- * The caller's cancel: `options.signal` and `init.signal`, either of which cancels (AbortSignal.any; where there is
+ * The caller's cancel: `options.signal` and the request's signal, either of which cancels (AbortSignal.any; where there is
  * none, or it refuses a signal of another realm, a signal that follows both), or the one given.
  */
 function eitherSignal(first, second) {
@@ -274,7 +274,8 @@ function fetchHost(input, init, options, context) {
   const request = new Request(input instanceof Request ? input.clone() : input, init);
   // A key the caller already set makes the request keyed by that exact key (the core's Policy::http_request).
   const requestIdempotencyKey = (idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null) ?? undefined;
-  const signal = eitherSignal(options.signal, init.signal);
+  // The request's own signal: init.signal, or that of a Request given as input (as fetch reads them).
+  const signal = eitherSignal(options.signal, request.signal);
   const primed = signal?.aborted !== true;
   const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
   const telemetry = reporter(requestName, request);

@@ -990,7 +990,8 @@ export type RetryFetchResult =
  * BufferSource, FormData or URLSearchParams (a ReadableStream, an async
  * iterable, a Node Readable) is sent once, never hedged: where a retry was
  * wanted the operation gives up `body_not_replayable` (with the response).
- * `options.signal` and `init.signal` both cancel. In Node every attempt
+ * `options.signal` and the request's own signal (`init.signal`, or a Request
+ * input's) both cancel. In Node every attempt
  * carries the core's propagation headers (`retryplan-timeout-ms`,
  * `retryplan-attempt`, `retryplan-caller-retries`, the key when it is sent),
  * inside a served request or not; in a page a same-origin request carries

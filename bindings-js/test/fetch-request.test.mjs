@@ -170,6 +170,17 @@ test('options.signal and init.signal both cancel: whichever aborts first, with i
     }
 });
 
+test('a Request given as input cancels with its own signal, as fetch(request) would', async () => {
+  for (const [name, without] of Object.entries(PLATFORMS)) {
+    const controller = new AbortController();
+    const reason = new Error('the page left');
+    const request = new Request(`${base}/stall?request-signal-${without}`, { signal: controller.signal });
+    setTimeout(() => controller.abort(reason), 50);
+    const error = await rejection(platform(without, () => retryFetch(request, undefined, { policy: policy() })));
+    assert.equal(error, reason, name);
+  }
+});
+
 test('a signal already aborted cancels before anything is sent, whichever of the two it is', async () => {
   for (const [name, without] of Object.entries(PLATFORMS))
     for (const which of ['options', 'init']) {
