@@ -82,6 +82,8 @@ pub enum RetryplanError {
     InvalidArgument {
         /// The argument it blames (`field`, as every binding names the input an error blames).
         field: String,
+        /// The rule it breaks.
+        rule: String,
         code: String,
         blame: Blame,
         description: String,
@@ -92,6 +94,8 @@ pub enum RetryplanError {
     Unsupported {
         /// The policy section, e.g. `hedging`.
         field: String,
+        /// Why, and what the caller can do instead.
+        rule: String,
         code: String,
         blame: Blame,
         description: String,
@@ -173,14 +177,16 @@ impl From<rp::Error> for RetryplanError {
                 blame,
                 description,
             },
-            rp::Error::InvalidArgument { field, .. } => RetryplanError::InvalidArgument {
+            rp::Error::InvalidArgument { field, rule } => RetryplanError::InvalidArgument {
                 field: field.to_owned(),
+                rule: rule.to_string(),
                 code,
                 blame,
                 description,
             },
-            rp::Error::Unsupported { field, .. } => RetryplanError::Unsupported {
+            rp::Error::Unsupported { field, rule } => RetryplanError::Unsupported {
                 field: field.to_owned(),
+                rule: rule.to_string(),
                 code,
                 blame,
                 description,

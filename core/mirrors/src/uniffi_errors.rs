@@ -4,8 +4,10 @@
 //! variant per variant with the core's doc, its fields in the core's order
 //! and converted as the records' are, then `code`, `blame` and
 //! `description` (the core's `Error::code`, `blame` and message), which
-//! every variant carries. A field holding the core's wording of the rule
-//! (`message`, `rule`) is not repeated: `description` says it.
+//! every variant carries. A field holding the reader's whole message
+//! (`message`) is not repeated: `description` says it. `rule` (the rule an
+//! `InvalidArgument` or `Unsupported` breaks, without its field) is carried,
+//! as the root README's Errors section and Python's classes have it.
 //!
 //! The core's other error type, a refused compiled form
 //! (`CompiledFormError`, `core/src/policy/compiled/error.rs`), is one more
@@ -29,7 +31,7 @@ const SOURCE: &str = "core/src/config/error.rs";
 const COMPILED_SOURCE: &str = "core/src/policy/compiled/error.rs";
 
 /// Fields the description already says.
-const IN_DESCRIPTION: [&str; 2] = ["message", "rule"];
+const IN_DESCRIPTION: [&str; 1] = ["message"];
 
 /// The name of a tuple variant's one field, by variant.
 const TUPLE_FIELDS: [(&str, &str); 2] = [("InvalidHeader", "header"), ("InvalidRequestHeader", "header")];
@@ -153,6 +155,7 @@ fn conversion(name: &str, ty: &str) -> Option<(&'static str, String)> {
         "Vec<u32>" => ("Vec<i32>", format!("{name}.into_iter().map(count_out).collect()")),
         "HeaderError" | "Box<HeaderError>" => ("String", format!("{name}.header().to_owned()")),
         "Vec<Violation>" => ("Vec<Violation>", format!("{name}.into_iter().map(Violation::from).collect()")),
+        "Message" => ("String", format!("{name}.to_string()")),
         _ => return None,
     })
 }
@@ -162,15 +165,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_variant_carries_code_blame_and_description_and_no_rule_twice() {
+    fn every_variant_carries_code_blame_and_description_and_the_rule_an_argument_breaks() {
         let text = &outputs(&crate::workspace_root()).unwrap()[0].text;
         assert!(text.contains("    InvalidArgument {\n"), "{text}");
         assert!(
-            text.contains("rp::Error::InvalidArgument { field, .. } => RetryplanError::InvalidArgument {\n"),
+            text.contains("rp::Error::InvalidArgument { field, rule } => RetryplanError::InvalidArgument {\n"),
             "{text}"
         );
+        assert!(text.contains("        rule: String,\n"), "{text}");
+        assert!(text.contains("                rule: rule.to_string(),\n"), "{text}");
         assert!(text.contains("rp::Error::InvalidHeader(header) => RetryplanError::InvalidHeader {\n"), "{text}");
-        assert!(!text.contains("rule:"), "{text}");
+        // The reader's whole message is the description, not a field of its own.
+        assert!(text.contains("rp::Error::InvalidConfig { config, field, .. } =>"), "{text}");
+        assert!(!text.contains("message:"), "{text}");
         assert!(text.contains("    CompiledForm {\n        code: String,\n"), "{text}");
         assert!(text.contains("impl From<rp::CompiledFormError> for RetryplanError {\n"), "{text}");
         assert!(conversion("at", "Instant").is_none());
