@@ -10,7 +10,7 @@ use crate::{count_out, Violation};
 /// Misuse of the engine by its caller. Normal failures are decisions, not errors.
 ///
 /// Every variant carries `code`, the core's stable identifier (the same in every language), `blame`, who
-/// must act, and `description`, the core's message (also what `toString()` returns).
+/// must act, and `description`, the core's message (also what `toString()` and Kotlin's `message` return).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, uniffi::Error)]
 #[uniffi::export(Display)]
 pub enum RetryplanError {

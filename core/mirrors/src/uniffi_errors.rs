@@ -109,7 +109,7 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
         "// {HEADER}\n//! The binding's error, variant for variant the core's `Error` (core/mirrors/src/uniffi_errors.rs).\n\n\
          use retryplan as rp;\nuse retryplan::config::error::ConfigKind;\nuse retryplan::Blame;\n\nuse crate::{{count_out, Violation}};\n\n\
          {}///\n/// Every variant carries `code`, the core's stable identifier (the same in every language), `blame`, who\n\
-         /// must act, and `description`, the core's message (also what `toString()` returns).\n\
+         /// must act, and `description`, the core's message (also what `toString()` and Kotlin's `message` return).\n\
          #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, uniffi::Error)]\n#[uniffi::export(Display)]\n\
          pub enum RetryplanError {{\n{definition}}}\n\n\
          impl From<rp::Error> for RetryplanError {{\n    fn from(error: rp::Error) -> Self {{\n        \
@@ -134,7 +134,7 @@ fn kotlin_fields(arms: &str) -> String {
          private val RetryplanException.common: Triple<String, String, Blame>\n    get() = when (this) {{\n{arms}    }}\n\n\
          /** The core's stable error code (`config_violations`, `operation_ended`, ...) on any [RetryplanException]. */\n\
          val RetryplanException.code: String get() = common.first\n\n\
-         /** The core's message on any [RetryplanException] (also its `toString()`). */\n\
+         /** The core's message on any [RetryplanException] (also its `message` and `toString()`). */\n\
          val RetryplanException.description: String get() = common.second\n\n\
          /**\n * Who must act on any [RetryplanException] (the core's `Error::blame()`):\n\
          \x20* [Blame.CALLER], [Blame.CONFIGURATION], [Blame.SERVER] or [Blame.ENVIRONMENT];\n\
