@@ -99,6 +99,16 @@ if [ "$(grep -c 'throw loneSurrogate("text")' "$GENERATED")" != 1 ] || [ "$(grep
   exit 1
 fi
 
+# uniffi's `message` of an error with fields is a dump of them (`field=max_attemps, code=..., blame=...,
+# description=...`), which loggers and wrapping exceptions show: make it the core's words, `description`, as
+# `toString()` already is (every variant carries it). The count makes a uniffi upgrade that changes this fail here.
+messages="$(grep -c '^        override val message$' "$GENERATED")"
+perl -pi -e 's/^            get\(\) = ".*, description=\$\{ `description` \}"$/            get() = `description`/' "$GENERATED"
+if [ "$messages" -lt 10 ] || [ "$(grep -c '^            get() = `description`$' "$GENERATED")" != "$messages" ]; then
+  echo "kotlin: expected every error's message to end with its description ($messages messages): check uniffi's ErrorTemplate.kt" >&2
+  exit 1
+fi
+
 # uniffi loads the library by its name, which JNA extracts from the jar again
 # on every start: load what Library.kt finds (a copy kept in the user's cache).
 sed -i 's/^    return "retryplan_uniffi"$/    return LIBRARY/' "$GENERATED"

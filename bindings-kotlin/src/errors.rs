@@ -10,7 +10,7 @@ use crate::{count_out, Violation};
 /// Misuse of the engine by its caller. Normal failures are decisions, not errors.
 ///
 /// Every variant carries `code`, the core's stable identifier (the same in every language), `blame`, who
-/// must act, and `description`, the core's message (also what `toString()` returns).
+/// must act, and `description`, the core's message (also what `toString()` and Kotlin's `message` return).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, uniffi::Error)]
 #[uniffi::export(Display)]
 pub enum RetryplanError {
@@ -82,6 +82,8 @@ pub enum RetryplanError {
     InvalidArgument {
         /// The argument it blames (`field`, as every binding names the input an error blames).
         field: String,
+        /// The rule it breaks.
+        rule: String,
         code: String,
         blame: Blame,
         description: String,
@@ -92,6 +94,8 @@ pub enum RetryplanError {
     Unsupported {
         /// The policy section, e.g. `hedging`.
         field: String,
+        /// Why, and what the caller can do instead.
+        rule: String,
         code: String,
         blame: Blame,
         description: String,
@@ -173,14 +177,16 @@ impl From<rp::Error> for RetryplanError {
                 blame,
                 description,
             },
-            rp::Error::InvalidArgument { field, .. } => RetryplanError::InvalidArgument {
+            rp::Error::InvalidArgument { field, rule } => RetryplanError::InvalidArgument {
                 field: field.to_owned(),
+                rule: rule.to_string(),
                 code,
                 blame,
                 description,
             },
-            rp::Error::Unsupported { field, .. } => RetryplanError::Unsupported {
+            rp::Error::Unsupported { field, rule } => RetryplanError::Unsupported {
                 field: field.to_owned(),
+                rule: rule.to_string(),
                 code,
                 blame,
                 description,

@@ -4,8 +4,10 @@
 //! variant per variant with the core's doc, its fields in the core's order
 //! and converted as the records' are, then `code`, `blame` and
 //! `description` (the core's `Error::code`, `blame` and message), which
-//! every variant carries. A field holding the core's wording of the rule
-//! (`message`, `rule`) is not repeated: `description` says it.
+//! every variant carries. A field holding the reader's whole message
+//! (`message`) is not repeated: `description` says it. `rule` (the rule an
+//! `InvalidArgument` or `Unsupported` breaks, without its field) is carried,
+//! as the root README's Errors section and Python's classes have it.
 //!
 //! The core's other error type, a refused compiled form
 //! (`CompiledFormError`, `core/src/policy/compiled/error.rs`), is one more
@@ -29,7 +31,7 @@ const SOURCE: &str = "core/src/config/error.rs";
 const COMPILED_SOURCE: &str = "core/src/policy/compiled/error.rs";
 
 /// Fields the description already says.
-const IN_DESCRIPTION: [&str; 2] = ["message", "rule"];
+const IN_DESCRIPTION: [&str; 1] = ["message"];
 
 /// The name of a tuple variant's one field, by variant.
 const TUPLE_FIELDS: [(&str, &str); 2] = [("InvalidHeader", "header"), ("InvalidRequestHeader", "header")];
@@ -107,7 +109,7 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>, String> {
         "// {HEADER}\n//! The binding's error, variant for variant the core's `Error` (core/mirrors/src/uniffi_errors.rs).\n\n\
          use retryplan as rp;\nuse retryplan::config::error::ConfigKind;\nuse retryplan::Blame;\n\nuse crate::{{count_out, Violation}};\n\n\
          {}///\n/// Every variant carries `code`, the core's stable identifier (the same in every language), `blame`, who\n\
-         /// must act, and `description`, the core's message (also what `toString()` returns).\n\
+         /// must act, and `description`, the core's message (also what `toString()` and Kotlin's `message` return).\n\
          #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, uniffi::Error)]\n#[uniffi::export(Display)]\n\
          pub enum RetryplanError {{\n{definition}}}\n\n\
          impl From<rp::Error> for RetryplanError {{\n    fn from(error: rp::Error) -> Self {{\n        \
@@ -132,7 +134,7 @@ fn kotlin_fields(arms: &str) -> String {
          private val RetryplanException.common: Triple<String, String, Blame>\n    get() = when (this) {{\n{arms}    }}\n\n\
          /** The core's stable error code (`config_violations`, `operation_ended`, ...) on any [RetryplanException]. */\n\
          val RetryplanException.code: String get() = common.first\n\n\
-         /** The core's message on any [RetryplanException] (also its `toString()`). */\n\
+         /** The core's message on any [RetryplanException] (also its `message` and `toString()`). */\n\
          val RetryplanException.description: String get() = common.second\n\n\
          /**\n * Who must act on any [RetryplanException] (the core's `Error::blame()`):\n\
          \x20* [Blame.CALLER], [Blame.CONFIGURATION], [Blame.SERVER] or [Blame.ENVIRONMENT];\n\
@@ -175,6 +177,7 @@ fn conversion(name: &str, ty: &str) -> Option<(&'static str, String)> {
         "Vec<u32>" => ("Vec<i32>", format!("{name}.into_iter().map(count_out).collect()")),
         "HeaderError" | "Box<HeaderError>" => ("String", format!("{name}.header().to_owned()")),
         "Vec<Violation>" => ("Vec<Violation>", format!("{name}.into_iter().map(Violation::from).collect()")),
+        "Message" => ("String", format!("{name}.to_string()")),
         _ => return None,
     })
 }
@@ -200,15 +203,19 @@ mod tests {
     }
 
     #[test]
-    fn every_variant_carries_code_blame_and_description_and_no_rule_twice() {
+    fn every_variant_carries_code_blame_and_description_and_the_rule_an_argument_breaks() {
         let text = &outputs(&crate::workspace_root()).unwrap()[0].text;
         assert!(text.contains("    InvalidArgument {\n"), "{text}");
         assert!(
-            text.contains("rp::Error::InvalidArgument { field, .. } => RetryplanError::InvalidArgument {\n"),
+            text.contains("rp::Error::InvalidArgument { field, rule } => RetryplanError::InvalidArgument {\n"),
             "{text}"
         );
+        assert!(text.contains("        rule: String,\n"), "{text}");
+        assert!(text.contains("                rule: rule.to_string(),\n"), "{text}");
         assert!(text.contains("rp::Error::InvalidHeader(header) => RetryplanError::InvalidHeader {\n"), "{text}");
-        assert!(!text.contains("rule:"), "{text}");
+        // The reader's whole message is the description, not a field of its own.
+        assert!(text.contains("rp::Error::InvalidConfig { config, field, .. } =>"), "{text}");
+        assert!(!text.contains("message:"), "{text}");
         assert!(text.contains("    CompiledForm {\n        code: String,\n"), "{text}");
         assert!(text.contains("impl From<rp::CompiledFormError> for RetryplanError {\n"), "{text}");
         assert!(conversion("at", "Instant").is_none());

@@ -20,7 +20,7 @@ private val RetryplanException.common: Triple<String, String, Blame>
 /** The core's stable error code (`config_violations`, `operation_ended`, ...) on any [RetryplanException]. */
 val RetryplanException.code: String get() = common.first
 
-/** The core's message on any [RetryplanException] (also its `toString()`). */
+/** The core's message on any [RetryplanException] (also its `message` and `toString()`). */
 val RetryplanException.description: String get() = common.second
 
 /**

@@ -83,6 +83,11 @@ private val windowEnds by lazy {
     java.util.concurrent.Executors.newSingleThreadScheduledExecutor { task -> Thread(task, "retryplan-window-end").apply { isDaemon = true } }
 }
 
+/** Close the responses the host loop drops ([Host.release]): daemon threads, made as needed, kept a minute when idle. */
+private val responseClosers by lazy {
+    java.util.concurrent.Executors.newCachedThreadPool { task -> Thread(task, "retryplan-release").apply { isDaemon = true } }
+}
+
 /** What an attempt ended with, on its way from the attempt's coroutine to the loop. */
 private class Settled(val attempt: Int, val value: Any?, val error: Throwable?)
 
@@ -313,14 +318,18 @@ internal class Host<T>(
 
     /**
      * Releases what [settled] carried, if a value (an error or null: nothing
-     * to release). A response is closed quietly; an exception the caller's
-     * `onDiscard` throws propagates: while the loop runs it ends the operation
-     * as a hook's does ([loop]'s catch).
+     * to release). A response is closed quietly, off the loop's thread
+     * ([responseClosers]): closing one whose body is still arriving reads
+     * what is left of it first (OkHttp's discard, up to 100 ms), which must
+     * not delay the loop's next action (the root README: a failed response
+     * whose body arrives slowly, the status alone decides). An exception the
+     * caller's `onDiscard` throws propagates: while the loop runs it ends the
+     * operation as a hook's does ([loop]'s catch).
      */
     @Suppress("UNCHECKED_CAST")
     private fun release(settled: Settled?) {
         val value = settled?.value ?: return
-        if (io.response == null) io.dispose(value as T) else runCatching { io.dispose(value as T) }
+        if (io.response == null) io.dispose(value as T) else responseClosers.execute { runCatching { io.dispose(value as T) } }
     }
 
     /** [release], dropping an exception: after the end (nobody to tell), or while another error is raised (it keeps the first). */

@@ -129,6 +129,18 @@ internal class Helper(
  * - An attempt that throws is read by the failure table ([failureOf]), else by
  *   [outcomeOfError] (an [Outcome], or null for the default: the core's verdict
  *   for an unknown error, `AMBIGUOUS`, retried unless the policy is `unsafe`).
+ *   When it answers [Outcome.Success] for an error, the operation succeeds
+ *   with no value and `retrying` returns null (as JS returns `undefined` and
+ *   Python `None`; never the error as if the block had returned it): declare
+ *   `T` nullable (or `Unit`) when the hook may do that.
+ * - [deadlineMs] is a time on [clock] (by default [MonotonicClock.SYSTEM]:
+ *   milliseconds since that class loaded, not `System.nanoTime()` itself):
+ *   read it there, e.g. `MonotonicClock.SYSTEM.nowMs() + 600`. The deadline
+ *   and each attempt's abort hold when [block] suspends (a suspending client,
+ *   `delay`) or moves blocking work off its thread (`withContext(Dispatchers.IO)`,
+ *   `dev.retryplan.blocking.interruptible`): a block that blocks its own
+ *   thread (`Thread.sleep`, a blocking call) cannot be cancelled, and
+ *   `retrying` returns only once it does.
  * - A value an attempt returns is a success, unless [outcomeOfResult] (called
  *   once with each value handed to the core) answers an [Outcome] for it: then
  *   the core judges it as that (e.g. `Outcome.Application(Verdict.RETRYABLE)`

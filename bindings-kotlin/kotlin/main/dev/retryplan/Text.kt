@@ -9,7 +9,7 @@ package dev.retryplan
  */
 internal const val LONE_SURROGATE = "must be text without lone surrogates (U+D800 to U+DFFF)"
 
-internal fun loneSurrogate(name: String): RetryplanException.InvalidArgument = RetryplanException.InvalidArgument(name, "invalid_argument", Blame.CALLER, "invalid argument `$name`: $LONE_SURROGATE")
+internal fun loneSurrogate(name: String): RetryplanException.InvalidArgument = RetryplanException.InvalidArgument(name, LONE_SURROGATE, "invalid_argument", Blame.CALLER, "invalid argument `$name`: $LONE_SURROGATE")
 
 /** Lowers text held by `name`; the innermost name wins (a record field over the argument holding the record). */
 internal inline fun <T> uniffiText(name: String, lower: () -> T): T = try {

@@ -139,7 +139,7 @@ val checkout = Policy.profile("checkout") // 800 ms, up to 3 attempts of at most
 
 /** One operation: `send` makes one attempt with its timeout, the idempotency key and its request id. */
 fun placeOrder(send: (timeoutMs: Long, idempotencyKey: String, requestId: String) -> Outcome): Decision {
-    val clock = MonotonicClock.SYSTEM                      // System.nanoTime() in ms
+    val clock = MonotonicClock.SYSTEM                      // ms since MonotonicClock loaded: read every time here
     Operation(checkout, clock.nowMs(), OperationOptions(idempotencyKey = "order-5001")).use { op ->
         var decision = op.poll(clock.nowMs())
         while (true) {

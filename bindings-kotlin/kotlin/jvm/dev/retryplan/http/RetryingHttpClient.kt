@@ -1,6 +1,7 @@
 package dev.retryplan.http
 
 import dev.retryplan.Attempt
+import dev.retryplan.AttemptErrors
 import dev.retryplan.Decision
 import dev.retryplan.Dependency
 import dev.retryplan.Event
@@ -16,6 +17,7 @@ import dev.retryplan.RequestContext
 import dev.retryplan.RetryplanException
 import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
+import dev.retryplan.description
 import dev.retryplan.eachRequestHeader
 import dev.retryplan.httpFailureOf
 import java.net.http.HttpClient
@@ -65,7 +67,10 @@ class RetryingHttpClient(
      * never retried: the client's own, rethrown unchanged, or the core's
      * refusal of the request's own `Idempotency-Key` (empty or malformed),
      * whose cause is the typed `RetryplanException.InvalidArgument`. An
-     * exception a hook throws propagates as it is. Inside a request being served, pass its
+     * exception a hook throws propagates as it is. A success `outcomeOfError`
+     * answers for a thrown error leaves no response to return: an
+     * `IllegalStateException` naming `outcomeOfError`, whose cause is that
+     * error. Inside a request being served, pass its
      * [context]: the driver starts from the caller's context, each attempt
      * carries the core's outgoing headers, a give-up decides the answer's headers.
      */
@@ -95,14 +100,17 @@ class RetryingHttpClient(
             helper.policy.httpRequest(template.method(), idempotent, callerKey)
         } catch (refused: RetryplanException) {
             // An invalid request, as the client's own refusal is: an IllegalArgumentException, the core's words, the typed cause.
-            throw IllegalArgumentException("retryplan: $operation: ${refused.message}", refused)
+            throw IllegalArgumentException("retryplan: $operation: ${refused.description}", refused)
         }
         val read = { response: HttpResponse<T> -> HttpReading(response.statusCode().toLong()) { response.headers().firstValue(it).orElse(null) } }
         return helper.operate(Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), served, http) { host ->
             val ownTimeout = template.timeout().orElse(null)
-            val ended = host.run { attempt -> client.sendAsync(copy(request, ownTimeout, attempt), bodyHandler).await(::closeBody) }
+            val errors = AttemptErrors()
+            val ended = host.run { attempt -> errors.recording(attempt) { client.sendAsync(copy(request, ownTimeout, attempt), bodyHandler).await(::closeBody) } }
             ended.cutFailedBodyAtAbort(::closeBody)
-            RetriedResponse(ended.decision, ended.valueOrThrow(operation), host.key)
+            // Null: outcomeOfError called an error a success, and send returns a response.
+            val response: HttpResponse<T>? = ended.valueOrThrow(operation)
+            RetriedResponse(ended.decision, response ?: throw errors.noResponse(operation, ended.decision, ::IllegalStateException), host.key)
         }
     }
 

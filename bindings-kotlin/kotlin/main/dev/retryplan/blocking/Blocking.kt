@@ -57,13 +57,18 @@ suspend fun <T> interruptible(dispose: (T) -> Unit = ::closeIfCloseable, onCance
  * calling thread until it ends. Interrupting the thread, or [cancelled]
  * answering true (checked every 20 ms), cancels it; then, once the loop has
  * ended (the operation cancelled, every attempt aborted), this throws
- * `InterruptedException`, or what [onCancelled] returns.
+ * `InterruptedException`, or what [onCancelled] returns. An interrupt
+ * already pending when it is called (the thread's flag set) throws at once,
+ * [body] never run (no attempt started), the flag cleared as
+ * `InterruptedException` clears it; a cancel that lands before [body] first
+ * runs ends the call the same way (its completion, not [body], releases the wait).
  */
 fun <T> blocking(
     cancelled: (() -> Boolean)? = null,
     onCancelled: () -> Throwable = { InterruptedException("retryplan: the operation was cancelled") },
     body: suspend () -> T,
 ): T {
+    if (Thread.interrupted()) throw onCancelled()
     val done = CountDownLatch(1)
     var value: Result<T>? = null
     val job = CoroutineScope(Dispatchers.Default).launch {
@@ -71,10 +76,11 @@ fun <T> blocking(
             value = Result.success(body())
         } catch (error: Throwable) {
             value = Result.failure(error)
-        } finally {
-            done.countDown()
         }
     }
+    // Counted down when the job completes, whether or not its body ran: a job cancelled before it was first
+    // dispatched never runs its body (a `finally` there would never run, and the wait below would never end).
+    job.invokeOnCompletion { done.countDown() }
     var interrupted = false
     while (true) {
         try {
@@ -90,7 +96,8 @@ fun <T> blocking(
             job.cancel()
         }
     }
-    val result = value!!
+    // No value: the job was cancelled before its body ran.
+    val result = value ?: throw onCancelled()
     if (result.exceptionOrNull() is CancellationException && (interrupted || job.isCancelled)) throw onCancelled()
     if (interrupted) Thread.currentThread().interrupt()
     return result.getOrThrow()
@@ -101,7 +108,16 @@ fun <T> blocking(
  * and rules, with each attempt of [block] on a thread of its own (so a hedge
  * runs beside it and an attempt past its `abortAtMs` is interrupted).
  * Interrupting the calling thread cancels the operation (it gives up,
- * `cancelled`) and every attempt, then throws `InterruptedException`.
+ * `cancelled`) and every attempt, then throws `InterruptedException`; an
+ * interrupt already pending when it is called throws `InterruptedException`
+ * at once, before any attempt (the flag cleared, as the JDK's blocking calls do).
+ * [deadlineMs] is a time on [clock] (by default [MonotonicClock.SYSTEM]:
+ * milliseconds since that class loaded, not `System.nanoTime()` itself): read
+ * it there, e.g. `MonotonicClock.SYSTEM.nowMs() + 600`.
+ * When [outcomeOfError] answers [Outcome.Success] for a thrown error, the
+ * operation succeeds with no value and this returns null (as JS returns
+ * `undefined` and Python `None`): declare `T` nullable (or `Unit`) when the
+ * hook may do that.
  * [outcomeOfResult] judges each value an attempt returns (an [Outcome], or
  * null for a success) as in the suspend one; an ending raised with such a
  * value carries it as `lastValue`, the caller's (not passed to [onDiscard]).

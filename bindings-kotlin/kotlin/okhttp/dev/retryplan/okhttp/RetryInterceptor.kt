@@ -1,6 +1,7 @@
 package dev.retryplan.okhttp
 
 import dev.retryplan.Attempt
+import dev.retryplan.AttemptErrors
 import dev.retryplan.Decision
 import dev.retryplan.Dependency
 import dev.retryplan.Event
@@ -17,6 +18,7 @@ import dev.retryplan.RetryplanException
 import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.blocking.interruptible
+import dev.retryplan.description
 import dev.retryplan.eachRequestHeader
 import dev.retryplan.httpFailureOf
 import okhttp3.Call
@@ -70,7 +72,8 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * whose own `Idempotency-Key` is empty or malformed, a hook's exception,
  * OkHttp's `IllegalArgumentException` for an invalid request) arrives as a
  * [RetryInterceptorException] whose cause it is (an `Error` propagates as it
- * is). A call made inside a request
+ * is), as does a success `outcomeOfError` answers for a thrown error (there
+ * is no response to return: its cause is that error). A call made inside a request
  * being served carries its [RequestContext] as its tag ([within],
  * [withAmbientContext]): the driver starts from the caller's context, each
  * attempt carries the core's outgoing headers, and a give-up decides the
@@ -102,7 +105,7 @@ class RetryInterceptor @JvmOverloads constructor(
             operate(chain.call(), request, operation)
         } catch (error: Exception) {
             // OkHttp's contract: an interceptor throws IOException (on OkHttp 3 anything else reaches neither of enqueue's callbacks).
-            throw error as? IOException ?: RetryInterceptorException(operation, error)
+            throw error as? IOException ?: RetryInterceptorException(refusalMessage(operation, error), error)
         }
     }
 
@@ -119,16 +122,20 @@ class RetryInterceptor @JvmOverloads constructor(
 
             /** Which attempt call each response came from: the returned one's call is the one left running. */
             val callOf = Collections.synchronizedMap(IdentityHashMap<Response, Call>())
+
+            val errors = AttemptErrors()
             var returned: Call? = null
             try {
                 val ended = blocking(call::isCanceled, { IOException("Canceled") }) {
-                    host.run { attempt -> send(call, request, attempt, tag, calls, callOf) }
+                    host.run { attempt -> errors.recording(attempt) { send(call, request, attempt, tag, calls, callOf) } }
                 }
                 tag.decision = ended.decision
                 returned = ended.value?.let(callOf::get)
                 // Cancelling the attempt's call at its abort time ends a failed body still streaming then.
                 ended.cutFailedBodyAtAbort { callOf[it]?.cancel() }
-                ended.valueOrThrow(operation)
+                // Null: outcomeOfError called an error a success, and an interceptor must return a response.
+                val response: Response? = ended.valueOrThrow(operation)
+                response ?: throw errors.noResponse(operation, ended.decision, ::RetryInterceptorException)
             } finally {
                 // The loop does not wait for aborted attempts: cancel their calls before they stop being
                 // attempts here, so one that starts late cannot run as an operation of its own.
@@ -166,13 +173,16 @@ class RetryInterceptor @JvmOverloads constructor(
  * refusal of the request (`RetryplanException.InvalidArgument` naming the
  * `Idempotency-Key` header when the request's own key is empty or malformed),
  * an exception a hook (`onDecision`, `outcomeOfError`) threw, or OkHttp's
- * `IllegalArgumentException` for an invalid request. Its message names the
- * request ([operation]: method and URL) and the cause's words.
+ * `IllegalArgumentException` for an invalid request; or the error an attempt
+ * threw that `outcomeOfError` called a success (the operation then succeeded
+ * with no response, which an interceptor cannot return: the message names
+ * `outcomeOfError`). Its message names the request (method and URL) and the
+ * cause's words (a `RetryplanException`'s `description`).
  */
-class RetryInterceptorException internal constructor(operation: String, cause: Exception) : IOException(refusalMessage(operation, cause), cause)
+class RetryInterceptorException internal constructor(message: String, cause: Throwable) : IOException(message, cause)
 
 /** The message of a [RetryInterceptorException]: the request, and the core's words for its error, else the exception. */
-private fun refusalMessage(operation: String, cause: Exception) = "retryplan: $operation: ${if (cause is RetryplanException) cause.message else cause.toString()}"
+private fun refusalMessage(operation: String, cause: Exception) = "retryplan: $operation: ${if (cause is RetryplanException) cause.description else cause.toString()}"
 
 /** The smaller of a chain's own timeout ([ownMs]; 0 is no timeout in OkHttp) and the attempt's window ([attemptMs]). */
 private fun tighter(ownMs: Int, attemptMs: Int): Int = if (ownMs in 1 until attemptMs) ownMs else attemptMs

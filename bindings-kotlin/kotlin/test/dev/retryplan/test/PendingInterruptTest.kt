@@ -1,0 +1,114 @@
+package dev.retryplan.test
+
+import dev.retryplan.Policy
+import dev.retryplan.blocking.blocking
+import dev.retryplan.blocking.retrying
+import dev.retryplan.http.RetryingHttpClient
+import dev.retryplan.okhttp.RetryInterceptor
+import dev.retryplan.okhttp.retrying
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.launch
+import okhttp3.Interceptor
+import okhttp3.OkHttpClient
+import okhttp3.Request
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertThrows
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+import java.io.IOException
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicInteger
+
+/**
+ * The blocking entry points with the calling thread's interrupt flag already
+ * set: each call ends with the cancellation (`InterruptedException`; OkHttp's
+ * `IOException("Canceled")`) before any attempt starts, the flag cleared,
+ * and never hangs. Before the fix a cancel that landed before the loop's
+ * coroutine first ran left its body unrun and the caller waiting forever (4
+ * calls in 20); the timeout (its own thread, so a hung call fails the test
+ * rather than hanging the suite) bounds that, and nothing here sleeps.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class PendingInterruptTest {
+    private val policy = Policy.fromJson("""{"max_attempts": 2, "jitter": {"kind": "none"}}""")
+    private val calls = 300
+
+    /** Port 9 (discard) on loopback: no attempt may reach it, and none does. */
+    private val url = "http://127.0.0.1:9/orders"
+
+    @AfterEach
+    fun close() = policy.close()
+
+    /** Runs [call] [calls] times, each with the interrupt flag set first; each must throw [expected] and clear the flag. */
+    private fun <E : Throwable> eachInterrupted(expected: Class<E>, call: () -> Any?): List<E> = List(calls) { i ->
+        Thread.currentThread().interrupt()
+        val error = assertThrows(expected, { call() }, "call $i")
+        assertFalse(Thread.interrupted(), "call $i: the flag is cleared, as InterruptedException clears it")
+        error
+    }
+
+    @Test
+    fun `the blocking retrying throws InterruptedException before attempt 1`() {
+        val attempts = AtomicInteger()
+        eachInterrupted(InterruptedException::class.java) { retrying(policy) { attempts.incrementAndGet() } }
+        assertEquals(0, attempts.get(), "no attempt starts")
+    }
+
+    @Test
+    fun `RetryingHttpClient send throws InterruptedException before attempt 1`() {
+        val http = RetryingHttpClient(HttpClient.newHttpClient(), policy)
+        val attempts = AtomicInteger()
+        eachInterrupted(InterruptedException::class.java) {
+            http.send(HttpRequest.newBuilder(URI(url)), HttpResponse.BodyHandlers.discarding()).also { attempts.incrementAndGet() }
+        }
+        assertEquals(0, attempts.get())
+    }
+
+    @Test
+    fun `OkHttp execute through RetryInterceptor throws Canceled before attempt 1`() {
+        val attempts = AtomicInteger()
+        val counting = Interceptor { chain -> attempts.incrementAndGet().let { chain.proceed(chain.request()) } }
+        val client = OkHttpClient.Builder().retrying(RetryInterceptor(policy)).addInterceptor(counting).build()
+        try {
+            val errors = eachInterrupted(IOException::class.java) { client.newCall(Request.Builder().url(url).build()).execute().close() }
+            errors.forEach { assertEquals("Canceled", it.message) }
+            assertEquals(0, attempts.get(), "no attempt call reached the chain")
+        } finally {
+            client.dispatcher().executorService().shutdown()
+        }
+    }
+
+    /**
+     * The loop's coroutine cancelled before it first runs: every worker of
+     * `Dispatchers.Default` is held until `cancelled` has answered true twice
+     * (the cancel has landed by the second), so the body is still queued when
+     * it is cancelled and never runs. The call must still end, with the cancellation.
+     */
+    @Test
+    fun `a cancel that lands before the loop first runs ends the call, the body never run`() {
+        val workers = maxOf(2, Runtime.getRuntime().availableProcessors())
+        val held = CountDownLatch(workers)
+        val asked = CountDownLatch(2)
+        val scope = CoroutineScope(Dispatchers.Default)
+        repeat(workers) {
+            scope.launch {
+                held.countDown()
+                asked.await()
+            }
+        }
+        held.await()
+        var ran = false
+        assertThrows(InterruptedException::class.java) {
+            blocking({ asked.countDown().let { true } }) { ran = true }
+        }
+        assertFalse(ran, "the body never ran")
+    }
+}
