@@ -299,9 +299,17 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
     };
     let returned = if returned == "()" { String::new() } else { format!(" -> {returned}") };
     let mut text = format!("\n{}", doc(&kotlin_doc(method), "    "));
-    // A token and what it holds default to none (the first result of an attempt holds nothing).
+    // A token and what it holds default to none (the first result of an attempt holds nothing), a flag to false.
+    let mut defaults: Vec<String> = Vec::new();
     if method.args.contains(&Arg::HeldToken) {
-        text.push_str("    #[uniffi::method(default(token = None, held = None))]\n");
+        defaults.extend(["token = None".to_owned(), "held = None".to_owned()]);
+    }
+    defaults.extend(method.args.iter().filter_map(|arg| match *arg {
+        Arg::Flag(flag) => Some(format!("{flag} = false")),
+        _ => None,
+    }));
+    if !defaults.is_empty() {
+        text.push_str(&format!("    #[uniffi::method(default({}))]\n", defaults.join(", ")));
     }
     let head = head(method.name, Some("&self"), &params, &returned);
     text.push_str(&format!("{head}\n{reads}        {body}\n    }}\n"));
