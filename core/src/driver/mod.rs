@@ -70,6 +70,16 @@
 //!    every decision is counted as it is made (each start and ending once),
 //!    and with [`DriverOptions::record_events`] each new decision is kept as an
 //!    [`Event`] for the helper's observation hook.
+//! 7. **A redirect may hide a processed request.** A host whose client
+//!    follows redirects inside an attempt (fetch, OkHttp, java.net.http)
+//!    says whether the response it hands in came through one
+//!    ([`Driver::handle_response_after_redirects`]); its retryable failure
+//!    is then ambiguous (a `POST` answered `303 See Other`, whose target
+//!    answered 503, was processed by the first hop), so the method rule
+//!    applies: an unkeyed `POST` reconciles, a keyed one and a `GET` are
+//!    retried. Any redirect counts: fetch cannot tell a 303 from a 307, so
+//!    every host reads it alike, the safe way. A host whose client hands it
+//!    each hop (Python's httpx and requests helpers) needs no such word.
 //!
 //! ```
 //! use retryplan::{Action, Driver, DriverOptions, OperationOptions, Outcome, Policy, Receipt};
