@@ -346,15 +346,22 @@ mod tests {
         assert!(driver.contains("`headers`: by name, in any case"), "{driver}");
     }
 
-    /// Kotlin takes a token before the response it holds, as the core does; Python takes it last.
+    /// Kotlin takes a token before the response it holds, as the core does (Python takes it last), and the flag
+    /// after it, false when left out.
     #[test]
     fn a_token_comes_before_the_response() {
         let kotlin = driver_output(&DRIVER).unwrap().text;
         assert!(
             kotlin.contains(
                 "        now_ms: i64,\n        attempt: i32,\n        token: Option<i64>,\n        status: i64,\n        \
-                 headers: HashMap<String, String>,\n        now_unix_ms: i64,\n    ) -> Result<rp::Receipt> {\n"
+                 headers: HashMap<String, String>,\n        now_unix_ms: i64,\n        redirected: bool,\n    ) -> \
+                 Result<rp::Receipt> {\n"
             ),
+            "{kotlin}"
+        );
+        // A flag is false when left out.
+        assert!(
+            kotlin.contains("    #[uniffi::method(default(redirected = false))]\n    pub fn handle_response("),
             "{kotlin}"
         );
     }
