@@ -274,7 +274,7 @@ function fetchHost(input, init, options, context) {
         response.status,
         RESPONSE_HEADERS.map((name) => response.headers.get(name) ?? undefined),
         Date.now(),
-        response.redirected === true,
+        response.redirected,
       ),
     unreadable: 'malformed_response',
     // fetch rejects with a TypeError for a network error; a browser says no more.
