@@ -50,6 +50,7 @@ impl Driver {
     /// then ambiguous: an earlier hop may have processed the request). `Receipt.ACCEPTED` or `Receipt.DISCARDED`.
     /// `headers`: by name, in any case (those `guidanceHeaders()` names suffice).
     #[uniffi::method(default(redirected = false))]
+    #[allow(clippy::too_many_arguments)]
     pub fn handle_response(
         &self,
         now_ms: i64,

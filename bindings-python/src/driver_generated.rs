@@ -108,7 +108,6 @@ impl PyDriver {
         let head = &ResponseHead::read(given("status", status)?, given("headers", headers)?)?;
         let now_unix = NOW_UNIX.read(now_unix, now_unix_ms)?;
         let token = token.map(|token| u64_arg("token", token)).transpose()?;
-        let redirected = redirected;
         Ok(receipt_to_py(py, self.hand_in_response(now, attempt, head, now_unix, token, redirected)?))
     }
 
