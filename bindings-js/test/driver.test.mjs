@@ -199,7 +199,10 @@ test('the method is an input: a POST is never repeated after it may have been pr
 test('handleResponse: a 503 got through a redirect (redirected: true) may hide a processed POST, so it reconciles', () => {
   const post = new Driver(policy(), 0, { seed: 7, method: 'POST' });
   post.pollAction(0);
-  assert.equal(post.handleResponse(10, 1, 503, () => undefined, { redirected: true }), 'accepted');
+  assert.equal(
+    post.handleResponse(10, 1, 503, () => undefined, { redirected: true }),
+    'accepted',
+  );
   assert.equal(post.pollAction(10).decision.type, 'reconcile');
   // The same 503 without the redirect was not processed: retried.
   const direct = new Driver(policy(), 0, { seed: 7, method: 'POST' });
@@ -207,7 +210,10 @@ test('handleResponse: a 503 got through a redirect (redirected: true) may hide a
   direct.handleResponse(10, 1, 503, () => undefined, { redirected: false });
   assert.equal(direct.pollAction(10).type, 'sleep');
   // Anything but a boolean is the caller's mistake, named.
-  assert.equal(errorOf(() => direct.handleResponse(10, 1, 503, () => undefined, { redirected: 1 })).field, 'redirected');
+  assert.equal(
+    errorOf(() => direct.handleResponse(10, 1, 503, () => undefined, { redirected: 1 })).field,
+    'redirected',
+  );
   post.free();
   direct.free();
 });
