@@ -194,9 +194,12 @@ export class Driver extends Running {
    * `status` exactly as the platform gave it (any number; outside 100..=599 the
    * core reads it as `"malformed_response"`), its `headers`, Retry-After read as
    * the policy says against the wall clock `nowUnixMs`. Held as a value under
-   * `token` when one is given. `"accepted"` or `"discarded"`. `headers`: a
-   * function of the lower-case name, or a `Headers` or `Map`; `token` and
-   * `nowUnixMs` (0 by default) in `options`.
+   * `token` when one is given. `redirected`: the client followed at least one
+   * redirect inside the attempt to get it (its retryable failure is then
+   * ambiguous: an earlier hop may have processed the request). `"accepted"` or
+   * `"discarded"`. `headers`: a function of the lower-case name, or a `Headers`
+   * or `Map`; `token`, `nowUnixMs` (0 by default) and `redirected` (false by
+   * default) in `options`.
    */
   handleResponse(nowMs, attempt, status, headers, options) {
     const now = ms('nowMs', nowMs);
@@ -204,8 +207,10 @@ export class Driver extends Running {
     anyStatus(status);
     const [token] = holding(optionsOf(options, 'token') && { token: options.token });
     const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? 0);
+    const redirected = flag('redirected', options?.redirected) ?? false;
+    const values = guidance(headers, RESPONSE_HEADERS);
     return NAMES.receipts[
-      decided(_driverResponse(handle(this), now, at, token, status, guidance(headers, RESPONSE_HEADERS), nowUnixMs))
+      decided(_driverResponse(handle(this), now, at, token, status, values, nowUnixMs, redirected))
     ];
   }
 

@@ -311,6 +311,8 @@ function fetchHost(input, init, options, context) {
   const io = {
     entry: (_host, entry) => (entries[entry.attempt] = entry),
     // The status as the platform gave it and the guidance headers (with the next hop's "do not retry"): the core reads them.
+    // fetch follows redirects inside the attempt: the core reads a redirected response's retryable failure as
+    // ambiguous (an earlier hop, a POST answered 303, may have processed the request).
     response: (handle, nowMs, attempt, token, response) =>
       _driverResponse(
         handle,
@@ -320,6 +322,7 @@ function fetchHost(input, init, options, context) {
         response.status,
         RESPONSE_HEADERS.map((name) => response.headers.get(name) ?? undefined),
         Date.now(),
+        response.redirected,
       ),
     unreadable: 'malformed_response',
     // fetch rejects with a TypeError for a network error; a browser says no more.

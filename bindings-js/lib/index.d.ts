@@ -772,16 +772,19 @@ export class Driver {
    * `status` exactly as the platform gave it (any number; outside 100..=599 the
    * core reads it as `"malformed_response"`), its `headers`, Retry-After read as
    * the policy says against the wall clock `nowUnixMs`. Held as a value under
-   * `token` when one is given. `"accepted"` or `"discarded"`. `headers`: a
-   * function of the lower-case name, or a `Headers` or `Map`; `token` and
-   * `nowUnixMs` (0 by default) in `options`.
+   * `token` when one is given. `redirected`: the client followed at least one
+   * redirect inside the attempt to get it (its retryable failure is then
+   * ambiguous: an earlier hop may have processed the request). `"accepted"` or
+   * `"discarded"`. `headers`: a function of the lower-case name, or a `Headers`
+   * or `Map`; `token`, `nowUnixMs` (0 by default) and `redirected` (false by
+   * default) in `options`.
    */
   handleResponse(
     nowMs: number,
     attempt: number,
     status: number,
     headers: ((name: string) => string | null | undefined) | { get(name: string): string | null | undefined },
-    options?: { token?: number; nowUnixMs?: number },
+    options?: { token?: number; nowUnixMs?: number; redirected?: boolean },
   ): Receipt;
   /**
    * The request headers of running attempt `attempt` sent at `nowMs` to a next

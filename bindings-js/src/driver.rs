@@ -190,9 +190,11 @@ pub fn driver_result_of(
 /// The HTTP response attempt `attempt` received, read by the core: `status`
 /// as the platform gave it (any whole number), `values` the guidance headers
 /// (`GUIDANCE_HEADERS`, in that order: a string, or absent) and the caller's
-/// wall clock `nowUnixMs`; held under `token` (-1 for none). The receipt's
-/// number (see `receipt_js`), or the `RetryplanError`.
+/// wall clock `nowUnixMs`; held under `token` (-1 for none); `redirected`:
+/// fetch followed a redirect inside the attempt to get it (`Response.redirected`).
+/// The receipt's number (see `receipt_js`), or the `RetryplanError`.
 #[wasm_bindgen(js_name = _driverResponse)]
+#[allow(clippy::too_many_arguments)] // the response's facts cross as plain values
 pub fn driver_response(
     handle: u32,
     now_ms: f64,
@@ -201,13 +203,15 @@ pub fn driver_response(
     status: f64,
     values: Vec<JsValue>,
     now_unix_ms: f64,
+    redirected: bool,
 ) -> JsValue {
     let values = guidance_lookup(&values);
     let handed = token_of(token).and_then(|token| {
         with(handle, |driver| {
             let lookup = |name: &str| values.get(name);
+            let (now_ms, status, now_unix_ms) = (now_ms as u64, status as i64, now_unix_ms as u64);
             driver
-                .handle_response(now_ms as u64, attempt, token, status as i64, lookup, now_unix_ms as u64)
+                .handle_response_after_redirects(now_ms, attempt, token, status, lookup, now_unix_ms, redirected)
                 .map(receipt_js)
                 .map_err(js_error)
         })

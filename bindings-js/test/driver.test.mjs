@@ -196,6 +196,28 @@ test('the method is an input: a POST is never repeated after it may have been pr
   assert.equal(errorOf(() => new Driver(policy(), 0, { method: 'GET', idempotent: 'yes' })).field, 'idempotent');
 });
 
+test('handleResponse: a 503 got through a redirect (redirected: true) may hide a processed POST, so it reconciles', () => {
+  const post = new Driver(policy(), 0, { seed: 7, method: 'POST' });
+  post.pollAction(0);
+  assert.equal(
+    post.handleResponse(10, 1, 503, () => undefined, { redirected: true }),
+    'accepted',
+  );
+  assert.equal(post.pollAction(10).decision.type, 'reconcile');
+  // The same 503 without the redirect was not processed: retried.
+  const direct = new Driver(policy(), 0, { seed: 7, method: 'POST' });
+  direct.pollAction(0);
+  direct.handleResponse(10, 1, 503, () => undefined, { redirected: false });
+  assert.equal(direct.pollAction(10).type, 'sleep');
+  // Anything but a boolean is the caller's mistake, named.
+  assert.equal(
+    errorOf(() => direct.handleResponse(10, 1, 503, () => undefined, { redirected: 1 })).field,
+    'redirected',
+  );
+  post.free();
+  direct.free();
+});
+
 test('a sequential host is refused a hedging policy (unsupported, field hedging) unless it opts out of hedges', () => {
   const hedging = policy({ hedging: { delayMs: 50, maxHedgedAttempts: 1 } });
   const refused = errorOf(() => new Driver(hedging, 0, { concurrency: 'sequential' }));

@@ -47,8 +47,14 @@ import { serve } from './serve.mjs';
  * result's abort time, the wire's finish carries it, JS reads it): the
  * checkout page 56572 B (44053 + 12519), its lean wasm +131 B gzipped against
  * main's build of the same session, so 56650 B.
+ * Session 18's redirects (retryFetch hands in `response.redirected`, the core
+ * reads a redirected response's retryable failure as ambiguous: one more
+ * argument of `_driverResponse` and `Class::after_redirect`): the checkout
+ * page 56666 B (43711 + 12955), its lean wasm +46 B raw, +43 B gzipped
+ * (90678 B, 43434 B) against main's build of the same session (90632 B,
+ * 43391 B), so 56720 B. The shop page (62181 B) stays under its gate.
  */
-const GATE = { checkout: 56_650, shop: 62_200 };
+const GATE = { checkout: 56_720, shop: 62_200 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

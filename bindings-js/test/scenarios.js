@@ -87,6 +87,9 @@ export function check(expect, observed, log, server) {
   if (!(log.length >= requests.min && log.length <= requests.max)) {
     failures.push(`the server saw ${log.length} requests, expected ${JSON.stringify(expect.requests)}`);
   }
+  const methods = log.map((entry) => entry.method);
+  if ('methods' in expect && !same(methods, expect.methods))
+    failures.push(`the server saw ${JSON.stringify(methods)}, expected ${JSON.stringify(expect.methods)}`);
   const ids = log.map((entry) => entry.request_id);
   // A redirect the platform follows within an attempt keeps the attempt's id: a request may repeat the one before
   // it when that one was answered with a redirect.

@@ -354,7 +354,8 @@ function runOperation(api, testCase, failures, shared, run) {
 /**
  * Hands a driver step's result in, held under its `token` (as `held` says)
  * when it has one: an outcome as written, a failure by its name, or a
- * response the driver reads itself (its status as given, its headers by name).
+ * response the driver reads itself (its status as given, its headers by name,
+ * whether the client followed a redirect to get it).
  */
 function handIn(api, driver, at, step) {
   const attempt = field(step, 'attempt', 'number');
@@ -365,6 +366,7 @@ function handIn(api, driver, at, step) {
     return driver.handleResponse(at, attempt, status, lookup, {
       ...holding,
       nowUnixMs: optionalNumber(step, 'now_unix_ms') ?? 0,
+      redirected: 'redirected' in step ? field(step, 'redirected', 'boolean') : false,
     });
   }
   if (holding !== undefined && 'held' in step) holding.held = field(step, 'held', 'string');

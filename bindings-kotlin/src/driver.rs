@@ -147,7 +147,9 @@ impl Driver {
         }
     }
 
-    /// Hands in a response as the platform received it: its headers looked up in any case.
+    /// Hands in a response as the platform received it: its headers looked up in any case; `redirected`: the
+    /// client followed a redirect inside the attempt to get it.
+    #[allow(clippy::too_many_arguments)] // the core's, and the object
     fn hand_in_response(
         &self,
         now_ms: u64,
@@ -156,11 +158,12 @@ impl Driver {
         status: i64,
         headers: HashMap<String, String>,
         now_unix_ms: u64,
+        redirected: bool,
     ) -> std::result::Result<rp::Receipt, rp::Error> {
         let lookup = |name: &str| {
             headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
         };
-        lock(&self.0).handle_response(now_ms, attempt, token, status, lookup, now_unix_ms)
+        lock(&self.0).handle_response_after_redirects(now_ms, attempt, token, status, lookup, now_unix_ms, redirected)
     }
 }
 

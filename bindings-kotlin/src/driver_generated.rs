@@ -46,8 +46,11 @@ impl Driver {
     /// Hands in the HTTP response attempt `attempt` received, read by the core: `status` exactly as the platform gave
     /// it (any number; outside 100..=599 the core reads it as `Failure.MALFORMED_RESPONSE`), its `headers`, Retry-After
     /// read as the policy says against the wall clock `nowUnixMs`. Held as a value under `token` when one is given.
-    /// `Receipt.ACCEPTED` or `Receipt.DISCARDED`. `headers`: by name, in any case (those `guidanceHeaders()` names
-    /// suffice).
+    /// `redirected`: the client followed at least one redirect inside the attempt to get it (its retryable failure is
+    /// then ambiguous: an earlier hop may have processed the request). `Receipt.ACCEPTED` or `Receipt.DISCARDED`.
+    /// `headers`: by name, in any case (those `guidanceHeaders()` names suffice).
+    #[uniffi::method(default(redirected = false))]
+    #[allow(clippy::too_many_arguments)]
     pub fn handle_response(
         &self,
         now_ms: i64,
@@ -56,12 +59,13 @@ impl Driver {
         status: i64,
         headers: HashMap<String, String>,
         now_unix_ms: i64,
+        redirected: bool,
     ) -> Result<rp::Receipt> {
         let now_ms = ms_in("now_ms", now_ms)?;
         let attempt = u32_in("attempt", attempt)?;
         let token = opt_ms_in("token", token)?;
         let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-        Ok(self.hand_in_response(now_ms, attempt, token, status, headers, now_unix_ms)?)
+        Ok(self.hand_in_response(now_ms, attempt, token, status, headers, now_unix_ms, redirected)?)
     }
 
     /// One wire exchange (the core's wire encoding, `core/src/driver/wire/mod.rs`): an input record (poll, result or

@@ -329,7 +329,8 @@ impl PyDriver {
         })
     }
 
-    /// Hands in the response attempt `attempt` received, read by the core (held under `token` when given).
+    /// Hands in the response attempt `attempt` received, read by the core (held under `token` when given);
+    /// `redirected`: the client followed a redirect inside the attempt to get it.
     pub(crate) fn hand_in_response(
         &mut self,
         now: u64,
@@ -337,9 +338,11 @@ impl PyDriver {
         head: &ResponseHead,
         now_unix_ms: u64,
         token: Option<u64>,
+        redirected: bool,
     ) -> Res<Receipt> {
         let header = |name: &'static str| head.headers.get(name);
-        Ok(self.inner.handle_response(now, attempt, token, head.status, header, now_unix_ms)?)
+        let driver = &mut self.inner;
+        Ok(driver.handle_response_after_redirects(now, attempt, token, head.status, header, now_unix_ms, redirected)?)
     }
 }
 

@@ -85,8 +85,10 @@ impl PyDriver {
     /// Hands in the HTTP response attempt `attempt` received, read by the core: `status` exactly as the platform gave
     /// it (any number; outside 100..=599 the core reads it as `Failure.MALFORMED_RESPONSE`), its `headers`, Retry-After
     /// read as the policy says against the wall clock `now_unix`. Held as a value under `token` when one is given.
-    /// `"accepted"` or `"discarded"`. `headers`: a mapping whose `get` finds lower-case names. `token`: an int.
-    #[pyo3(signature = (now = None, attempt = None, status = None, headers = None, now_unix = None, token = None, *, now_ms = None, now_unix_ms = None))]
+    /// `redirected`: the client followed at least one redirect inside the attempt to get it (its retryable failure is
+    /// then ambiguous: an earlier hop may have processed the request). `"accepted"` or `"discarded"`. `headers`: a
+    /// mapping whose `get` finds lower-case names. `token`: an int.
+    #[pyo3(signature = (now = None, attempt = None, status = None, headers = None, now_unix = None, token = None, redirected = false, *, now_ms = None, now_unix_ms = None))]
     #[allow(clippy::too_many_arguments)]
     fn handle_response<'py>(
         &mut self,
@@ -97,6 +99,7 @@ impl PyDriver {
         headers: Arg,
         now_unix: Arg,
         token: Arg,
+        redirected: bool,
         now_ms: Arg,
         now_unix_ms: Arg,
     ) -> Res<Bound<'py, PyString>> {
@@ -105,7 +108,7 @@ impl PyDriver {
         let head = &ResponseHead::read(given("status", status)?, given("headers", headers)?)?;
         let now_unix = NOW_UNIX.read(now_unix, now_unix_ms)?;
         let token = token.map(|token| u64_arg("token", token)).transpose()?;
-        Ok(receipt_to_py(py, self.hand_in_response(now, attempt, head, now_unix, token)?))
+        Ok(receipt_to_py(py, self.hand_in_response(now, attempt, head, now_unix, token, redirected)?))
     }
 
     /// One wire exchange (the core's wire encoding, `core/src/driver/wire/mod.rs`): an input record (poll, result or

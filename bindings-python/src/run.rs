@@ -255,7 +255,10 @@ impl<'a, 'py> Ctx<'a, 'py> {
                 Meaning::Outcome(outcome) => {
                     driver.hand_in(now, plan.attempt, *outcome, token.map(|token| (token, held)))
                 }
-                Meaning::Response(head, now_unix) => driver.hand_in_response(now, plan.attempt, head, *now_unix, token),
+                // Python's helpers follow redirects hop by hop: each response is its own attempt's.
+                Meaning::Response(head, now_unix) => {
+                    driver.hand_in_response(now, plan.attempt, head, *now_unix, token, false)
+                }
             }
         };
         let receipt = match handed {

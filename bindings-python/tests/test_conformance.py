@@ -242,8 +242,8 @@ def kind_operation(case: Dict[str, Any]) -> None:
 
 def hand_in(driver: Driver, step: Dict[str, Any], at: Dict[str, Any]) -> Any:
     """Hands a driver step's result in, with its token when it has one: a raw response (its status as
-    written, any int) read by the core as every HTTP helper hands one in, else an outcome as written or a
-    failure by name."""
+    written, any int, and whether the client followed a redirect to get it) read by the core as every HTTP
+    helper hands one in, else an outcome as written or a failure by name."""
     token = step.get("token")
     if "response" in step:
         response = step["response"]
@@ -251,7 +251,7 @@ def hand_in(driver: Driver, step: Dict[str, Any], at: Dict[str, Any]) -> Any:
         now_unix_ms = step.get("now_unix_ms", 0)
         return lambda: driver.handle_response(  # noqa: E731
             attempt=step["attempt"], status=response["status"], headers=headers, now_unix_ms=now_unix_ms, token=token,
-            **at,
+            redirected=step.get("redirected", False), **at,
         )  # fmt: skip
     outcome = outcome_of(step["outcome"]) if "outcome" in step else Outcome.failure(step["failure"])
     held = {"held": step["held"]} if "held" in step else {}

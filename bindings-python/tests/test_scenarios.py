@@ -4,7 +4,8 @@ One local server (``tests/helpers/server.py``, a subprocess) plays each
 scenario; each transport is used as a user would (a client, the policy read
 from the scenario's JSON). The sync transport and the requests adapter run
 one attempt at a time, so ``expect_sequential`` replaces ``expect`` where a
-scenario has one; their caller cancels with a KeyboardInterrupt (SIGALRM),
+scenario has one; every Python helper follows redirects hop by hop, so
+``expect_hop_by_hop`` replaces both where a scenario has one; their caller cancels with a KeyboardInterrupt (SIGALRM),
 the async one cancels the task. Failures name the scenario and the transport.
 """
 
@@ -123,7 +124,11 @@ def body_of(request: Dict[str, Any]) -> Optional[bytes]:
 
 
 def expect_of(scenario: Dict[str, Any], sequential: bool) -> Dict[str, Any]:
-    """What the scenario expects of a helper that runs one attempt at a time (``sequential``) or not."""
+    """What the scenario expects of a helper that runs one attempt at a time (``sequential``) or not; every Python
+    helper follows redirects hop by hop (``_redirects.py``), so ``expect_hop_by_hop`` comes first."""
+    if "expect_hop_by_hop" in scenario:
+        hop_by_hop: Dict[str, Any] = scenario["expect_hop_by_hop"]
+        return hop_by_hop
     expect: Dict[str, Any] = scenario.get("expect_sequential", scenario["expect"]) if sequential else scenario["expect"]
     return expect
 
@@ -211,6 +216,8 @@ def test_scenario(port: int, scenario: Dict[str, Any], transport: str) -> None:
     count = expect["requests"]
     low, high = (count, count) if isinstance(count, int) else (count["min"], count["max"])
     assert low <= len(seen) <= high, f"{label}: {len(seen)} requests, expected {count}: {seen}"
+    if "methods" in expect:
+        assert [request["method"] for request in seen] == expect["methods"], f"{label}: methods seen {seen}"
     ids = [request["request_id"] for request in seen]
     assert all(ids) and len(set(ids)) == len(ids), f"{label}: request ids {ids}"
     keys = [request["idempotency_key"] for request in seen]

@@ -315,7 +315,10 @@ fn hand_in(driver: &mut Driver, at_ms: u64, step: &Map<String, Value>, label: &s
             headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).and_then(|(_, value)| value.as_str())
         };
         let now_unix_ms = u64_field(step, "now_unix_ms").unwrap_or(0);
-        return driver.handle_response(at_ms, attempt, token, status, lookup, now_unix_ms).map(|r| to_value(&r));
+        let redirected = step.get("redirected").and_then(Value::as_bool).unwrap_or(false);
+        return driver
+            .handle_response_after_redirects(at_ms, attempt, token, status, lookup, now_unix_ms, redirected)
+            .map(|r| to_value(&r));
     }
     let outcome = if let Some(outcome) = step.get("outcome") {
         serde_json::from_value(outcome.clone()).unwrap_or_else(|error| panic!("{label}: bad outcome: {error}"))

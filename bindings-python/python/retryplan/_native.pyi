@@ -1250,12 +1250,14 @@ class Driver:
         headers: _Headers,
         now_unix: float,
         token: Optional[int] = None,
+        redirected: bool = False,
     ) -> ReceiptName:
         """Hands in the HTTP response attempt ``attempt`` received, read by the core: ``status`` exactly as the platform
         gave it (any number; outside 100..=599 the core reads it as ``Failure.MALFORMED_RESPONSE``), its ``headers``,
         Retry-After read as the policy says against the wall clock ``now_unix``. Held as a value under ``token`` when
-        one is given. ``"accepted"`` or ``"discarded"``. ``headers``: a mapping whose ``get`` finds lower-case names.
-        ``token``: an int."""
+        one is given. ``redirected``: the client followed at least one redirect inside the attempt to get it (its
+        retryable failure is then ambiguous: an earlier hop may have processed the request). ``"accepted"`` or
+        ``"discarded"``. ``headers``: a mapping whose ``get`` finds lower-case names. ``token``: an int."""
     @overload
     def handle_response(
         self,
@@ -1264,6 +1266,7 @@ class Driver:
         status: int,
         headers: _Headers,
         token: Optional[int] = None,
+        redirected: bool = False,
         now_ms: int,
         now_unix_ms: int,
     ) -> ReceiptName: ...

@@ -20,8 +20,8 @@
 //! driver's wasm reads it) or its wire words (the operation's: `read`);
 //! what the host holds `options` (`{token, held}`, read by `holding`), a
 //! response `status, headers` (`anyStatus`, and `guidance` reading the
-//! headers the core names) and its token and wall clock one `options`
-//! (`{token, nowUnixMs}`); a protocol an optional name
+//! headers the core names) and its token, wall clock and flag one `options`
+//! (`{token, nowUnixMs, redirected}`); a protocol an optional name
 //! (`protocolOf`). The wasm takes them in the core's order (a token before
 //! the response it holds). A receipt comes back as its number, named by
 //! `NAMES.receipts`; headers as an object (`headerObject`); an action or an
@@ -214,10 +214,10 @@ pub(crate) fn js_doc(method: &Method) -> String {
         match arg {
             Arg::HeldToken => add("JS takes the token and what it holds as `holding`: `{token, held}`."),
             Arg::Protocol => add("`protocol`: `Protocol::Http` (default) or `Protocol::Grpc`."),
-            Arg::Response => add(
-                "`headers`: a function of the lower-case name, or a `Headers` or `Map`; `token` and `nowUnixMs` (0 \
-                 by default) in `options`.",
-            ),
+            Arg::Response => {
+                add("`headers`: a function of the lower-case name, or a `Headers` or `Map`; `token`, `nowUnixMs` (0 \
+                 by default) and `redirected` (false by default) in `options`.")
+            }
             _ => {}
         }
     }
@@ -320,8 +320,9 @@ fn method_text(spelling: &Spelling, key: &str, method: &Method) -> Result<String
                 params.extend(["status".to_owned(), "headers".to_owned()]);
                 reads.push("anyStatus(status);".to_owned());
             }
-            // `{token, nowUnixMs}`: one options object (anything else refused, naming `options` and `token`), its token read first.
-            Arg::Token | Arg::NowUnix if !options_read => {
+            // `{token, nowUnixMs, redirected}`: one options object (anything else refused, naming `options` and
+            // `token`), its token read first, a flag false when left out.
+            Arg::Token | Arg::NowUnix | Arg::Flag(_) if !options_read => {
                 options_read = true;
                 params.push("options".to_owned());
                 if method.args.contains(&Arg::Token) {
@@ -332,8 +333,14 @@ fn method_text(spelling: &Spelling, key: &str, method: &Method) -> Result<String
                 if method.args.contains(&Arg::NowUnix) {
                     reads.push("const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? 0);".to_owned());
                 }
+                for arg in method.args {
+                    if let Arg::Flag(flag) = *arg {
+                        let name = camel(flag, false);
+                        reads.push(format!("const {name} = flag('{name}', options?.{name}) ?? false;"));
+                    }
+                }
             }
-            Arg::Token | Arg::NowUnix => {}
+            Arg::Token | Arg::NowUnix | Arg::Flag(_) => {}
             Arg::Protocol => params.push("protocol".to_owned()),
             other => return Err(unspelt(&other)),
         }
@@ -349,12 +356,17 @@ fn method_text(spelling: &Spelling, key: &str, method: &Method) -> Result<String
             }
             Arg::Value { name, .. } | Arg::Instance { name, .. } => camel(name, false),
             Arg::HeldToken => "token, held".to_owned(),
-            Arg::Response => "status, guidance(headers, RESPONSE_HEADERS)".to_owned(),
+            Arg::Response => "status, values".to_owned(),
             Arg::Token => "token".to_owned(),
             Arg::NowUnix => "nowUnixMs".to_owned(),
+            Arg::Flag(flag) => camel(flag, false),
             Arg::Protocol => "protocolOf(protocol)".to_owned(),
             other => return Err(unspelt(&other)),
         });
+    }
+    if method.args.contains(&Arg::Response) {
+        // The headers the core names, read last (after the options), so that the call fits its line.
+        reads.push("const values = guidance(headers, RESPONSE_HEADERS);".to_owned());
     }
     given.extend(entry(spelling.which).map(str::to_owned));
     let called = format!("{call}({})", given.join(", "));
@@ -443,8 +455,10 @@ mod tests {
                 assert!(!line.contains(foreign), "{foreign}: {line}");
             }
         }
+        // A wrapped JSDoc read as one text.
+        let text = section.replace("\n   * ", " ");
         for js in ["`holding`: `{token, held}`", "a `Headers` or `Map`", "`DecisionEvent`", "`\"http\"` (default)"] {
-            assert!(section.contains(js), "{js}: {section}");
+            assert!(text.contains(js), "{js}: {section}");
         }
     }
 

@@ -299,9 +299,21 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
     };
     let returned = if returned == "()" { String::new() } else { format!(" -> {returned}") };
     let mut text = format!("\n{}", doc(&kotlin_doc(method), "    "));
-    // A token and what it holds default to none (the first result of an attempt holds nothing).
+    // A token and what it holds default to none (the first result of an attempt holds nothing), a flag to false.
+    let mut defaults: Vec<String> = Vec::new();
     if method.args.contains(&Arg::HeldToken) {
-        text.push_str("    #[uniffi::method(default(token = None, held = None))]\n");
+        defaults.extend(["token = None".to_owned(), "held = None".to_owned()]);
+    }
+    defaults.extend(method.args.iter().filter_map(|arg| match *arg {
+        Arg::Flag(flag) => Some(format!("{flag} = false")),
+        _ => None,
+    }));
+    if !defaults.is_empty() {
+        text.push_str(&format!("    #[uniffi::method(default({}))]\n", defaults.join(", ")));
+    }
+    // Clippy's bound (seven, the receiver counted): a method taking more crosses the core's arguments as they are.
+    if 1 + params.iter().map(|param| param.params.len()).sum::<usize>() > 7 {
+        text.push_str("    #[allow(clippy::too_many_arguments)]\n");
     }
     let head = head(method.name, Some("&self"), &params, &returned);
     text.push_str(&format!("{head}\n{reads}        {body}\n    }}\n"));
@@ -338,14 +350,24 @@ mod tests {
         assert!(driver.contains("`headers`: by name, in any case"), "{driver}");
     }
 
-    /// Kotlin takes a token before the response it holds, as the core does; Python takes it last.
+    /// Kotlin takes a token before the response it holds, as the core does (Python takes it last), and the flag
+    /// after it, false when left out.
     #[test]
     fn a_token_comes_before_the_response() {
         let kotlin = driver_output(&DRIVER).unwrap().text;
         assert!(
             kotlin.contains(
                 "        now_ms: i64,\n        attempt: i32,\n        token: Option<i64>,\n        status: i64,\n        \
-                 headers: HashMap<String, String>,\n        now_unix_ms: i64,\n    ) -> Result<rp::Receipt> {\n"
+                 headers: HashMap<String, String>,\n        now_unix_ms: i64,\n        redirected: bool,\n    ) -> \
+                 Result<rp::Receipt> {\n"
+            ),
+            "{kotlin}"
+        );
+        // A flag is false when left out.
+        assert!(
+            kotlin.contains(
+                "    #[uniffi::method(default(redirected = false))]\n    #[allow(clippy::too_many_arguments)]\n    pub fn \
+                 handle_response("
             ),
             "{kotlin}"
         );

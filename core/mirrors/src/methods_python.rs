@@ -406,7 +406,8 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
     let mut reads = String::new();
     // Only on an engine object: a control is found before its arguments are read (a grant is taken then).
     if call.len() > 80 && engine {
-        for (name, read) in names.iter().zip(&args) {
+        // An argument that is its own parameter (a flag) needs no `let`.
+        for (name, read) in names.iter().zip(&args).filter(|(name, read)| **name != read.as_str()) {
             reads.push_str(&format!("let {name} = {read};\n        "));
         }
         let names: Vec<String> = names.iter().map(|name| (*name).to_owned()).collect();

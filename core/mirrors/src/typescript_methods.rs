@@ -102,17 +102,22 @@ fn signature(key: &str, method: &Method) -> Result<String, String> {
                 "headers: ((name: string) => string | null | undefined) | { get(name: string): string | null | undefined }"
                     .to_owned(),
             ]),
-            // `{token, nowUnixMs}`: one options object.
-            Arg::Token | Arg::NowUnix if !options_typed => {
+            // `{token, nowUnixMs, redirected}`: one options object.
+            Arg::Token | Arg::NowUnix | Arg::Flag(_) if !options_typed => {
                 options_typed = true;
-                let fields: Vec<&str> = [(Arg::Token, "token?: number"), (Arg::NowUnix, "nowUnixMs?: number")]
-                    .into_iter()
-                    .filter(|(kind, _)| method.args.contains(kind))
-                    .map(|(_, field)| field)
-                    .collect();
+                let mut fields: Vec<String> =
+                    [(Arg::Token, "token?: number"), (Arg::NowUnix, "nowUnixMs?: number")]
+                        .into_iter()
+                        .filter(|(kind, _)| method.args.contains(kind))
+                        .map(|(_, field)| field.to_owned())
+                        .collect();
+                fields.extend(method.args.iter().filter_map(|arg| match *arg {
+                    Arg::Flag(flag) => Some(format!("{}?: boolean", camel(flag, false))),
+                    _ => None,
+                }));
                 params.push(format!("options?: {{ {} }}", fields.join("; ")));
             }
-            Arg::Token | Arg::NowUnix => {}
+            Arg::Token | Arg::NowUnix | Arg::Flag(_) => {}
             Arg::Protocol => params.push("protocol?: Protocol".to_owned()),
             other => return Err(format!("{key}: no TypeScript type for the argument {other:?}")),
         }

@@ -70,6 +70,16 @@
 //!    every decision is counted as it is made (each start and ending once),
 //!    and with [`DriverOptions::record_events`] each new decision is kept as an
 //!    [`Event`] for the helper's observation hook.
+//! 7. **A redirect may hide a processed request.** A host whose client
+//!    follows redirects inside an attempt (fetch, OkHttp, java.net.http)
+//!    says whether the response it hands in came through one
+//!    ([`Driver::handle_response_after_redirects`]); its retryable failure
+//!    is then ambiguous (a `POST` answered `303 See Other`, whose target
+//!    answered 503, was processed by the first hop), so the method rule
+//!    applies: an unkeyed `POST` reconciles, a keyed one and a `GET` are
+//!    retried. Any redirect counts: fetch cannot tell a 303 from a 307, so
+//!    every host reads it alike, the safe way. A host whose client hands it
+//!    each hop (Python's httpx and requests helpers) needs no such word.
 //!
 //! ```
 //! use retryplan::{Action, Driver, DriverOptions, OperationOptions, Outcome, Policy, Receipt};
@@ -161,6 +171,16 @@ pub struct DriverOptions {
     /// `retrying`), only a success's value is returned. Read through
     /// [`Ending::result`] by hosts that hand results in with tokens.
     pub returns_responses: bool,
+}
+
+/// What the driver read of a response beside its outcome (nothing, for a
+/// result that is no response).
+#[derive(Clone, Copy, Debug, Default)]
+struct ResponseRead {
+    /// The next hop said not to retry.
+    declined: bool,
+    /// The client followed a redirect inside the attempt to get it.
+    redirected: bool,
 }
 
 /// The latest accepted result the host holds under a token.
@@ -344,7 +364,7 @@ impl Driver {
     /// HTTP outcomes with [`Outcome::from_http_response`], which reads such a
     /// status as the server's fault). On error nothing changes.
     pub fn handle_result(&mut self, now_ms: u64, attempt: u32, outcome: Outcome) -> Result<Receipt, Error> {
-        self.hand_in(now_ms, attempt, outcome, None, false)
+        self.hand_in(now_ms, attempt, outcome, None, ResponseRead::default())
     }
 
     /// [`handle_result`](Self::handle_result) for a result the host holds
@@ -386,7 +406,7 @@ impl Driver {
         token: u64,
         held: Held,
     ) -> Result<Receipt, Error> {
-        self.hand_in(now_ms, attempt, outcome, Some((token, held)), false)
+        self.hand_in(now_ms, attempt, outcome, Some((token, held)), ResponseRead::default())
     }
 
     /// Hands in the HTTP response attempt `attempt` received, read here as
@@ -413,6 +433,11 @@ impl Driver {
     /// assert_eq!(outcome, Failure::MalformedResponse.outcome());
     /// ```
     ///
+    /// A host whose client follows redirects inside an attempt hands its
+    /// responses in through
+    /// [`handle_response_after_redirects`](Self::handle_response_after_redirects)
+    /// instead, saying whether it followed one.
+    ///
     /// # Errors
     /// As [`handle_result`](Self::handle_result).
     pub fn handle_response<'a>(
@@ -421,27 +446,79 @@ impl Driver {
         attempt: u32,
         token: Option<u64>,
         status: i64,
+        header: impl FnMut(&'static str) -> Option<&'a str>,
+        now_unix_ms: u64,
+    ) -> Result<Receipt, Error> {
+        self.handle_response_after_redirects(now_ms, attempt, token, status, header, now_unix_ms, false)
+    }
+
+    /// [`handle_response`](Self::handle_response) for a host whose HTTP
+    /// client follows redirects inside an attempt (fetch, OkHttp,
+    /// java.net.http): the response handed in is the answer of the chain's
+    /// last hop, and `redirected` says the client followed at least one
+    /// redirect to get it.
+    ///
+    /// A redirected response's retryable failure is read as **ambiguous**: an
+    /// earlier hop may have processed the request (a `POST` answered
+    /// `303 See Other`, whose target then answered 503, was processed by the
+    /// first hop), so the method rule applies as to any ambiguous failure: a
+    /// request RFC 9110 does not call idempotent is not repeated unless the
+    /// operation is keyed (it ends [`Decision::Reconcile`]), a keyed one is
+    /// retried with its key, an idempotent one (GET) is retried as before.
+    /// The rule is "any redirect followed", not "a 301, 302 or 303": a
+    /// fetch response says only that it was redirected, not how, so every
+    /// host reads it the same, the safe way. A success, a failure that is
+    /// not retryable, or a conflict reads as without redirects. A client that
+    /// follows redirects hop by hop (Python's httpx and requests helpers)
+    /// hands in each hop's response as its own attempt, through
+    /// [`handle_response`](Self::handle_response).
+    ///
+    /// ```
+    /// use retryplan::{Action, Decision, Driver, DriverOptions, OperationOptions, Policy, Receipt};
+    /// let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}}"#).unwrap();
+    /// let post = OperationOptions::new(7).with_http_request(policy.http_request("POST", None, None).unwrap());
+    /// let mut driver = Driver::new(&policy, 0, post, DriverOptions::default()).unwrap();
+    /// assert!(matches!(driver.poll_action(0).unwrap(), Action::StartAttempt(_)));
+    /// // POST /orders answered 303; the client followed it, and GET /orders/7 answered 503.
+    /// let receipt = driver.handle_response_after_redirects(30, 1, None, 503, |_| None, 0, true);
+    /// assert_eq!(receipt, Ok(Receipt::Accepted));
+    /// let Action::Finish(ending) = driver.poll_action(30).unwrap() else { unreachable!() };
+    /// assert!(matches!(ending.decision, Decision::Reconcile { attempts: 1, .. }));
+    /// ```
+    ///
+    /// # Errors
+    /// As [`handle_result`](Self::handle_result).
+    #[allow(clippy::too_many_arguments)] // handle_response's, and the one fact more
+    pub fn handle_response_after_redirects<'a>(
+        &mut self,
+        now_ms: u64,
+        attempt: u32,
+        token: Option<u64>,
+        status: i64,
         mut header: impl FnMut(&'static str) -> Option<&'a str>,
         now_unix_ms: u64,
+        redirected: bool,
     ) -> Result<Receipt, Error> {
         let declined = self.reads_declined_retry() && header(RETRYPLAN_RETRYABLE).is_some_and(declines_retry);
         let outcome = self.operation.policy().http_outcome(status, header, now_unix_ms);
-        self.hand_in(now_ms, attempt, outcome, token.map(|token| (token, Held::Value)), declined)
+        let read = ResponseRead { declined, redirected };
+        self.hand_in(now_ms, attempt, outcome, token.map(|token| (token, Held::Value)), read)
     }
 
-    /// Hands a result in; `declined`: the next hop said not to retry.
+    /// Hands a result in, with what was read of its response beside its outcome.
     fn hand_in(
         &mut self,
         now_ms: u64,
         attempt: u32,
         outcome: Outcome,
         held: Option<(u64, Held)>,
-        declined: bool,
+        ResponseRead { declined, redirected }: ResponseRead,
     ) -> Result<Receipt, Error> {
         if attempt == 0 || attempt > self.operation.attempts_started() {
             return Err(Error::AttemptNotRunning { attempt, running: self.operation.running_list() });
         }
         let class = classify(self.operation.policy(), &outcome)?;
+        let class = if redirected { class.after_redirect() } else { class };
         self.expire_overdue(now_ms);
         if matches!(self.state, State::Ended(_)) || !self.operation.running_attempts().contains(attempt) {
             return Ok(Receipt::Discarded);

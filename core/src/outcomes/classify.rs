@@ -163,6 +163,28 @@ pub enum Class {
     Cancelled,
 }
 
+impl Class {
+    /// The class of a response the client got by following at least one
+    /// redirect inside the attempt: a retryable failure is ambiguous (an
+    /// earlier hop of the chain may have processed the request, as a `POST`
+    /// answered `303 See Other` was); any other class is unchanged. See
+    /// [`Driver::handle_response_after_redirects`](crate::Driver::handle_response_after_redirects).
+    ///
+    /// ```
+    /// use retryplan::Class;
+    /// let unavailable = Class::Retryable { ambiguous: false, throttling: true };
+    /// assert_eq!(unavailable.after_redirect(), Class::Retryable { ambiguous: true, throttling: true });
+    /// assert_eq!(Class::Success.after_redirect(), Class::Success);
+    /// ```
+    #[must_use]
+    pub fn after_redirect(self) -> Class {
+        match self {
+            Class::Retryable { throttling, .. } => Class::Retryable { ambiguous: true, throttling },
+            other => other,
+        }
+    }
+}
+
 /// Classifies an outcome under a policy.
 ///
 /// ```

@@ -330,14 +330,24 @@ pub const DRIVER: Family = Family {
             },
             Method {
                 through: Some(Through::Binding("hand_in_response")),
+                call: Some("handle_response_after_redirects"),
                 ..method(
                     "handle_response",
                     "Hands in the HTTP response attempt `attempt` received, read by the core: `status` exactly as \
                      the platform gave it (any number; outside 100..=599 the core reads it as \
                      `Failure::MalformedResponse`), its `headers`, Retry-After read as the policy says against the \
-                     wall clock `now_unix`. Held as a value under `token` when one is given. `Receipt::Accepted` or \
+                     wall clock `now_unix`. Held as a value under `token` when one is given. `redirected`: the \
+                     client followed at least one redirect inside the attempt to get it (its retryable failure is \
+                     then ambiguous: an earlier hop may have processed the request). `Receipt::Accepted` or \
                      `Receipt::Discarded`.",
-                    &[Arg::Now, Arg::Count("attempt"), Arg::Response, Arg::NowUnix, Arg::Token],
+                    &[
+                        Arg::Now,
+                        Arg::Count("attempt"),
+                        Arg::Response,
+                        Arg::NowUnix,
+                        Arg::Token,
+                        Arg::Flag("redirected"),
+                    ],
                     Ret::ReceiptOrError,
                 )
             },

@@ -77,7 +77,7 @@ class Driver private constructor(private val native: Lean<NativeDriver>) : Nativ
     override fun handleFailure(nowMs: Long, attempt: Int, failure: Failure, token: Long?, held: Held?) = native.typed { it.handleFailure(nowMs, attempt, failure, token, held) }
 
     @Throws(RetryplanException::class)
-    override fun handleResponse(nowMs: Long, attempt: Int, token: Long?, status: Long, headers: Map<String, String>, nowUnixMs: Long) = native.typed { it.handleResponse(nowMs, attempt, token, status, headers, nowUnixMs) }
+    override fun handleResponse(nowMs: Long, attempt: Int, token: Long?, status: Long, headers: Map<String, String>, nowUnixMs: Long, redirected: Boolean) = native.typed { it.handleResponse(nowMs, attempt, token, status, headers, nowUnixMs, redirected) }
 
     @Throws(RetryplanException::class)
     override fun handleResult(nowMs: Long, attempt: Int, outcome: Outcome, token: Long?, held: Held?) = native.typed { it.handleResult(nowMs, attempt, outcome, token, held) }

@@ -13,8 +13,12 @@ import kotlinx.coroutines.yield
 import kotlin.coroutines.coroutineContext
 import dev.retryplan.WireWords as W
 
-/** A response as the core reads it: the status exactly as the platform gave it, and a lookup of its headers. */
-internal class HttpReading(val status: Long, val header: (String) -> String?)
+/**
+ * A response as the core reads it: the status exactly as the platform gave it, whether the client followed a
+ * redirect inside the attempt to get it (the core then reads its retryable failure as ambiguous), and a lookup of
+ * its headers.
+ */
+internal class HttpReading(val status: Long, val redirected: Boolean, val header: (String) -> String?)
 
 /**
  * What a helper does with its runtime's I/O: how a value an attempt returned
@@ -260,7 +264,7 @@ internal class Host<T>(
             val reading = io.response?.let { read -> releasingIfThrows(settled) { read(value) } }
             if (reading != null) {
                 val headers = responseHeaders(reading.header)
-                val receipt = releasingIfThrows(settled) { driver.handleResponse(clock.nowMs(), settled.attempt, token, reading.status, headers, System.currentTimeMillis()) }
+                val receipt = releasingIfThrows(settled) { driver.handleResponse(clock.nowMs(), settled.attempt, token, reading.status, headers, System.currentTimeMillis(), reading.redirected) }
                 kept(token, settled, receipt == Receipt.DISCARDED)
                 return step(W.INPUT_POLL)
             }

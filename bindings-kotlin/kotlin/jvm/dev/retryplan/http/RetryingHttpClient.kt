@@ -45,7 +45,11 @@ data class RetriedResponse<T>(val decision: Decision, val response: HttpResponse
  * body reads it inside the attempt's window). A failed response it returns
  * is readable until its attempt's abort time, when an [AutoCloseable] body is
  * closed; a success's body is the caller's. Redirects are the client's
- * (`followRedirects`; the JDK's default, `NEVER`, returns the 3xx).
+ * (`followRedirects`; the JDK's default, `NEVER`, returns the 3xx), followed
+ * inside the attempt: a response got through one (`previousResponse()`) is
+ * handed to the core as redirected, which reads its retryable failure as
+ * ambiguous (an earlier hop may have processed the request), so a POST
+ * answered 303 whose target answers 503 ends reconcile unless keyed.
  */
 class RetryingHttpClient(
     private val client: HttpClient,
@@ -102,7 +106,10 @@ class RetryingHttpClient(
             // An invalid request, as the client's own refusal is: an IllegalArgumentException, the core's words, the typed cause.
             throw IllegalArgumentException("retryplan: $operation: ${refused.description}", refused)
         }
-        val read = { response: HttpResponse<T> -> HttpReading(response.statusCode().toLong()) { response.headers().firstValue(it).orElse(null) } }
+        // A client that follows redirects does so inside the attempt: a response with a previous one is a redirect target's answer.
+        val read = { response: HttpResponse<T> ->
+            HttpReading(response.statusCode().toLong(), response.previousResponse().isPresent) { response.headers().firstValue(it).orElse(null) }
+        }
         return helper.operate(Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), served, http) { host ->
             val ownTimeout = template.timeout().orElse(null)
             val errors = AttemptErrors()

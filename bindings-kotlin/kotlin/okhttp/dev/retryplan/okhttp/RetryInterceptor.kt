@@ -60,7 +60,11 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * say otherwise); the status (as OkHttp gives it) and the guidance headers
  * are read by the core. A one-shot or duplex body is sent once, never hedged,
  * and the operation ends `gave_up body_not_replayable` where a retry was
- * wanted. OkHttp follows redirects inside the attempt, under its window. It
+ * wanted. OkHttp follows redirects inside the attempt, under its window; a
+ * response got through one (`priorResponse()`) is handed to the core as
+ * redirected, which reads its retryable failure as ambiguous (an earlier hop
+ * may have processed the request), so a POST answered 303 whose target
+ * answers 503 ends reconcile unless keyed. It
  * returns the response the core chooses (the last one, unless reconcile; the
  * ending in [retryDecision]) and closes every other (a failed one it returns
  * is readable until its attempt's abort time, when its call is cancelled; a
@@ -114,7 +118,8 @@ class RetryInterceptor @JvmOverloads constructor(
         if (call.isCanceled) throw IOException("Canceled")
         // A key the caller set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
         val http = helper.policy.httpRequest(request.method(), request.tag(Idempotent::class.java)?.value, request.header(IDEMPOTENCY_KEY_HEADER))
-        val io = Io<Response>({ HttpReading(it.code().toLong(), it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
+        // OkHttp follows redirects inside the attempt's call: a response with a prior one is a redirect target's answer.
+        val io = Io<Response>({ HttpReading(it.code().toLong(), it.priorResponse() != null, it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
         // The request being served, carried as the call's tag (OkHttpClient.within): no ThreadLocal.
         return helper.operate(io, request.tag(RequestContext::class.java), http, isOneShot(request.body())) { host ->
             val tag = RetryTag(host.key)

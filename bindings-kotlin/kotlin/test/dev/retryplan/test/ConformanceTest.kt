@@ -511,8 +511,9 @@ class ConformanceTest {
 
     /**
      * A result step: an outcome as written, a failure by name, or a response
-     * (status and headers as given) read by the core, each with its token and
-     * what it holds when the step names one.
+     * (status and headers as given, and whether the client followed a
+     * redirect to get it) read by the core, each with its token and what it
+     * holds when the step names one.
      */
     private fun driverResult(driver: Driver, step: Map<String, Any?>, at: Long): Receipt {
         val attempt = long(step, "attempt").toInt()
@@ -524,7 +525,8 @@ class ConformanceTest {
 
         @Suppress("UNCHECKED_CAST")
         val headers = obj(response["headers"] ?: emptyMap<String, Any?>()) as Map<String, String>
-        return driver.handleResponse(at, attempt, token, long(response, "status"), headers, optLong(step, "now_unix_ms") ?: 0)
+        val redirected = step["redirected"] as Boolean? ?: false
+        return driver.handleResponse(at, attempt, token, long(response, "status"), headers, optLong(step, "now_unix_ms") ?: 0, redirected)
     }
 
     private fun steps(case: Map<String, Any?>, id: String): List<Map<String, Any?>> = (case["steps"] as? List<*> ?: error("$id: needs steps")).map(::obj)

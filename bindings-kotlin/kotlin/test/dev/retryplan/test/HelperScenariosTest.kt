@@ -34,8 +34,9 @@ import kotlin.concurrent.schedule
 /**
  * The shared helper scenarios (`tests/helpers/`) against `server.py`, with
  * the OkHttp interceptor and with the `java.net.http` adapter, through their
- * public API as a user calls them. Both run attempts concurrently, so every
- * scenario's `expect` applies (not `expect_sequential`).
+ * public API as a user calls them. Both run attempts concurrently and follow
+ * redirects inside the attempt, so every scenario's `expect` applies (not
+ * `expect_sequential` nor `expect_hop_by_hop`).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HelperScenariosTest {
@@ -220,6 +221,7 @@ class HelperScenariosTest {
         val log = server.log(id)
         val requests = expect["requests"].let { if (it is Long) mapOf("min" to it, "max" to it) else obj(it) }
         assertTrue(log.size.toLong() in (requests["min"] as Long)..(requests["max"] as Long), "$id: ${log.size} requests seen by the server, expected ${expect["requests"]} ($log)")
+        (expect["methods"] as List<*>?)?.let { assertEquals(it, log.map { entry -> entry["method"] }, "$id: the methods the server saw") }
         // A redirect the platform follows within one attempt keeps that attempt's id: a request may carry the id of
         // the one before it when that one was answered with a redirect (tests/helpers/README.md).
         val entries = scenario["server"] as List<*>

@@ -40,7 +40,7 @@ class ReadableUntilTest {
         var abortAtMs = -1L
         val driver = Driver(policy, now, OperationOptions(seed = 1), DriverOptions(returnsResponses = true))
         driver.use {
-            val io = Io<Response>({ HttpReading(it.status.toLong()) { null } }, { null }, { false }, {})
+            val io = Io<Response>({ HttpReading(it.status.toLong(), false) { null } }, { null }, { false }, {})
             val ended: Ended<Response> = runBlocking {
                 Host(driver, { now }, io, null, null).run { attempt ->
                     abortAtMs = attempt.abortAtMs
