@@ -23,6 +23,7 @@ use crate::config::error_code::{ErrorCode, ErrorCodeTable};
 #[doc(no_inline)]
 pub use crate::ground::codes::{GrpcCode, TransportFailure};
 use crate::ground::message::message;
+use crate::ground::units::MAX_MS;
 use crate::headers::retry_after::Pushback;
 use crate::policy::Policy;
 
@@ -177,7 +178,9 @@ pub enum Class {
 /// ```
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for an HTTP status outside 100..=599.
+/// [`Error::InvalidArgument`] for an HTTP status outside 100..=599, and for
+/// a `retry_after_ms` or a `pushback` past [`MAX_MS`] (2^53 - 1), the range
+/// of every time the engine keeps (the bindings refuse the same values).
 pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
     let sets = &policy.classification;
     Ok(match *outcome {
@@ -186,6 +189,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
             if !(100..=599).contains(&status) {
                 return Err(not_http_status(status));
             }
+            check_guidance("retry_after_ms", retry_after_ms)?;
             if status < 400 && !sets.retry_http.contains(status) {
                 // A 2xx listed in `retry_on` is polled again (a 202 "still working").
                 Class::Success
@@ -207,7 +211,10 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
                 Class::NotRetryable
             }
         }
-        Outcome::GrpcStatus { code, .. } => {
+        Outcome::GrpcStatus { code, pushback } => {
+            if let Some(Pushback::RetryAfterMs(ms)) = pushback {
+                check_guidance("pushback", Some(ms))?;
+            }
             if code == GrpcCode::Ok {
                 Class::Success
             } else if sets.conflict_grpc.contains(code) {
@@ -218,7 +225,8 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
                 Class::NotRetryable
             }
         }
-        Outcome::Transport { failure, .. } => {
+        Outcome::Transport { failure, retry_after_ms } => {
+            check_guidance("retry_after_ms", retry_after_ms)?;
             if sets.retry_transport.contains(failure) {
                 Class::Retryable { ambiguous: failure.may_have_been_processed(), throttling: false }
             } else {
@@ -241,6 +249,23 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
 #[inline(never)]
 fn not_http_status(status: u16) -> Error {
     Error::InvalidArgument { field: "status", rule: message!(NotHttpStatus, status) }
+}
+
+/// Refuses a wait the server asked for past [`MAX_MS`] (one compare; the
+/// error is built out of line).
+#[inline]
+fn check_guidance(field: &'static str, ms: Option<u64>) -> Result<(), Error> {
+    match ms {
+        Some(ms) if ms > MAX_MS => Err(guidance_out_of_range(field, ms)),
+        _ => Ok(()),
+    }
+}
+
+/// The error for a wait past [`MAX_MS`].
+#[cold]
+#[inline(never)]
+fn guidance_out_of_range(field: &'static str, ms: u64) -> Error {
+    Error::ms_out_of_range(field, ms)
 }
 
 /// True when the policy retries `table` and `code` is in it.
