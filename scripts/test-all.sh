@@ -62,6 +62,10 @@ suite "rust: clippy, JS binding for wasm32, lean browser runtime" \
 # applies the formatters and safe fixes).
 suite "lint: ruff, biome, ktlint" scripts/lint.sh
 suite "rust: docs" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+# The core's docs without `root-aliases` (the hidden old root paths): a link that resolves only through
+# one of them is broken for a user who turns that feature off, and for everyone once they are removed.
+suite "rust: docs, core without the root's old paths" env RUSTDOCFLAGS="-D warnings" \
+  cargo doc -p retryplan --no-deps --no-default-features --features std,json,entropy --locked --quiet
 suite "rust: unit, property, conformance and doc tests" cargo test --workspace --locked
 
 for binding in bindings-python bindings-js bindings-kotlin cli; do
