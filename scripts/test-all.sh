@@ -45,7 +45,8 @@ suite "rust: clippy" cargo clippy --workspace --all-targets --locked -- -D warni
 # The workspace's crates, built without the core's default feature `root-aliases`
 # (the root's hidden old paths, kept one release): none of them may use one.
 suite "rust: no crate here uses the root's old paths" \
-  cargo check --locked --all-targets -p retryplan-cli -p retryplan-mirrors -p retryplan-python -p retryplan-kotlin
+  cargo check --locked --all-targets -p retryplan-cli -p retryplan-mirrors -p retryplan-python -p retryplan-kotlin \
+  -p retryplan-repository
 # The core as the JS build uses it (no json, no entropy), checked natively too.
 suite "rust: clippy, core without default features" cargo clippy -p retryplan --lib --no-default-features --locked -- -D warnings
 # The JS binding's Rust, which compiles to nothing natively: each of its builds, for wasm32.

@@ -2,7 +2,7 @@
 //! operation against a scripted dependency and prints every decision.
 //!
 //! ```text
-//! cargo run -p retryplan --example checkout [POLICY.json]
+//! cargo run -p retryplan-repository --example checkout [POLICY.json]
 //! ```
 
 use std::process::ExitCode;
