@@ -3,6 +3,9 @@
 //! included), and a time past `MAX_MS` (2^53 - 1) is refused naming the field,
 //! as the bindings refuse it, never read as a decision.
 
+// A test, a benchmark or an example: a panic is its failure report (the workspace denies these elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
 use retryplan::ground::codes::{GrpcCode, TransportFailure};
 use retryplan::headers::retry_after::Pushback;
 use retryplan::policy::MAX_MS;
