@@ -420,6 +420,9 @@ impl Error {
                     violations.iter().map(|violation| violation.message.clone()).collect::<Vec<_>>()
                 )
             }
+            Error::InvalidConfig { config, field, message } if field.is_empty() => {
+                message!(InvalidConfigWhole, config.words(), message.clone())
+            }
             Error::InvalidConfig { config, field, message } => {
                 message!(InvalidConfig, config.words(), String::from(&**field), message.clone())
             }

@@ -56,6 +56,10 @@ rules! {
     ConfigViolations = "config_violations": "invalid {0}: {1}",
     /// [`Error::InvalidConfig`](crate::Error::InvalidConfig): the configuration's words, field, message.
     InvalidConfig = "invalid_config": "invalid {0} configuration at `{1}`: {2}",
+    /// [`Error::InvalidConfig`](crate::Error::InvalidConfig) of the whole
+    /// configuration (an empty field path: not JSON, not an object): the
+    /// configuration's words, message.
+    InvalidConfigWhole = "invalid_config_whole": "invalid {0} configuration: {1}",
     /// [`Error::UnknownProfile`](crate::Error::UnknownProfile): name, known names.
     UnknownProfile = "unknown_profile": "unknown profile `{0}` (known: {1})",
     /// [`Error::OperationEnded`](crate::Error::OperationEnded).
