@@ -42,6 +42,7 @@ export const RULES = [
   ["both_old_and_new_name", "both `{0}` and its old name `{1}` are given; keep `{0}` only"],
   ["whole_number_from_zero", "a whole number, 0 or more"],
   ["whole_milliseconds", "a whole number of milliseconds, 0 or more"],
+  ["ms_out_of_range", "must be a whole number of milliseconds in 0..=2^53 - 1 ({0}), got {1}"],
   ["ms_above_max", "{0} ({1}) must be <= {2} (2^53 - 1)"],
   ["decimal_out_of_range", "{0} ({1}) must be a number in {2}{3}, {4}]"],
   ["too_many_decimals", "{0} ({1}) must have at most three decimals"],

@@ -256,16 +256,9 @@ fn not_http_status(status: u16) -> Error {
 #[inline]
 fn check_guidance(field: &'static str, ms: Option<u64>) -> Result<(), Error> {
     match ms {
-        Some(ms) if ms > MAX_MS => Err(guidance_out_of_range(field, ms)),
+        Some(ms) if ms > MAX_MS => Err(Error::ms_above_max(field, ms)),
         _ => Ok(()),
     }
-}
-
-/// The error for a wait past [`MAX_MS`].
-#[cold]
-#[inline(never)]
-fn guidance_out_of_range(field: &'static str, ms: u64) -> Error {
-    Error::ms_out_of_range(field, ms)
 }
 
 /// True when the policy retries `table` and `code` is in it.

@@ -582,7 +582,7 @@ impl Operation {
     pub(crate) fn check_clock(&self, now_ms: u64) -> Result<(), Error> {
         let latest = now_ms.max(self.last_now_ms);
         if latest > MAX_MS {
-            return Err(clock_out_of_range(latest));
+            return Err(Error::ms_above_max("now_ms", latest));
         }
         Ok(())
     }
@@ -609,12 +609,4 @@ impl Operation {
             remaining_ms: self.remaining_ms(now),
         }
     }
-}
-
-/// The error for a clock reading past [`MAX_MS`] (out of line: building its
-/// message would otherwise weigh on every call).
-#[cold]
-#[inline(never)]
-fn clock_out_of_range(now_ms: u64) -> Error {
-    Error::ms_out_of_range("now_ms", now_ms)
 }

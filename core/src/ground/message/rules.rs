@@ -130,6 +130,9 @@ rules! {
     WholeNumberFromZero = "whole_number_from_zero": "a whole number, 0 or more",
     /// A time in milliseconds expected (a field named `..._ms`).
     WholeMilliseconds = "whole_milliseconds": "a whole number of milliseconds, 0 or more",
+    /// A millisecond argument outside the range of every time the engine
+    /// keeps: the largest (2^53 - 1), the value as the caller wrote it.
+    MsOutOfRange = "ms_out_of_range": "must be a whole number of milliseconds in 0..=2^53 - 1 ({0}), got {1}",
 
     // The rules of a policy and of the shared controls.
     /// A time above the largest: field, value, the largest.
