@@ -352,8 +352,8 @@ impl Operation {
 
     /// [`on_outcome`](Self::on_outcome) for a caller that classified
     /// `outcome` already, as `class`, under this operation's policy (the
-    /// driver, which checks a result before anything else): an outcome is
-    /// read once per result.
+    /// driver, which checks a result, and its clock reading, before anything
+    /// else): an outcome is read once per result.
     pub(crate) fn on_classified_outcome(
         &mut self,
         now_ms: u64,
@@ -361,7 +361,6 @@ impl Operation {
         outcome: &Outcome,
         class: Class,
     ) -> Result<Decision, Error> {
-        self.check_clock(now_ms)?;
         if self.phase == Phase::Ended {
             return Err(Error::OperationEnded);
         }
