@@ -182,6 +182,14 @@ pub enum Class {
 /// a `retry_after_ms` or a `pushback` past [`MAX_MS`] (2^53 - 1), the range
 /// of every time the engine keeps (the bindings refuse the same values).
 pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
+    if let Outcome::HttpStatus { retry_after_ms: Some(ms), .. }
+    | Outcome::Transport { retry_after_ms: Some(ms), .. }
+    | Outcome::GrpcStatus { pushback: Some(Pushback::RetryAfterMs(ms)), .. } = *outcome
+    {
+        if ms > MAX_MS {
+            return Err(guidance_above_max(outcome, ms));
+        }
+    }
     let sets = &policy.classification;
     Ok(match *outcome {
         Outcome::Success => Class::Success,
@@ -189,7 +197,6 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
             if !(100..=599).contains(&status) {
                 return Err(not_http_status(status));
             }
-            check_guidance("retry_after_ms", retry_after_ms)?;
             if status < 400 && !sets.retry_http.contains(status) {
                 // A 2xx listed in `retry_on` is polled again (a 202 "still working").
                 Class::Success
@@ -211,10 +218,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
                 Class::NotRetryable
             }
         }
-        Outcome::GrpcStatus { code, pushback } => {
-            if let Some(Pushback::RetryAfterMs(ms)) = pushback {
-                check_guidance("pushback", Some(ms))?;
-            }
+        Outcome::GrpcStatus { code, .. } => {
             if code == GrpcCode::Ok {
                 Class::Success
             } else if sets.conflict_grpc.contains(code) {
@@ -225,8 +229,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
                 Class::NotRetryable
             }
         }
-        Outcome::Transport { failure, retry_after_ms } => {
-            check_guidance("retry_after_ms", retry_after_ms)?;
+        Outcome::Transport { failure, .. } => {
             if sets.retry_transport.contains(failure) {
                 Class::Retryable { ambiguous: failure.may_have_been_processed(), throttling: false }
             } else {
@@ -251,14 +254,14 @@ fn not_http_status(status: u16) -> Error {
     Error::InvalidArgument { field: "status", rule: message!(NotHttpStatus, status) }
 }
 
-/// Refuses a wait the server asked for past [`MAX_MS`] (one compare; the
-/// error is built out of line).
-#[inline]
-fn check_guidance(field: &'static str, ms: Option<u64>) -> Result<(), Error> {
-    match ms {
-        Some(ms) if ms > MAX_MS => Err(Error::ms_above_max(field, ms)),
-        _ => Ok(()),
-    }
+/// The error for a wait the server asked for past [`MAX_MS`], naming the
+/// outcome's field as the bindings do (out of line: the check is on every
+/// classification).
+#[cold]
+#[inline(never)]
+fn guidance_above_max(outcome: &Outcome, ms: u64) -> Error {
+    let field = if matches!(outcome, Outcome::GrpcStatus { .. }) { "pushback" } else { "retry_after_ms" };
+    Error::ms_above_max(field, ms)
 }
 
 /// True when the policy retries `table` and `code` is in it.
