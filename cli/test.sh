@@ -45,5 +45,5 @@ trap 'rm -rf "$install_root"' EXIT
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" cargo install --quiet --locked --path cli --root "$install_root"
 "$install_root/bin/retryplan" check examples/checkout.json >/dev/null
 echo "cli: cargo install --path cli installed a working retryplan"
-cargo run --quiet --locked -p retryplan --example checkout >/dev/null
+cargo run --quiet --locked -p retryplan-repository --example checkout >/dev/null
 echo "cli: README commands, example files and examples/rust/checkout.rs ran"

@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # unmarked block of that language there, and how.
 RUNNERS: Dict[str, Dict[str, str]] = {
     "README.md": {
-        "rust": "cargo test --doc -p retryplan (core/src/lib.rs includes the README): compiled and run",
+        "rust": "cargo test --doc -p retryplan-repository (tests/repository/src/lib.rs includes the README): compiled and run",
         "sh": "cli/test.sh: every retryplan command run",
     },
     "core/README.md": {

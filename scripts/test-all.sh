@@ -45,7 +45,8 @@ suite "rust: clippy" cargo clippy --workspace --all-targets --locked -- -D warni
 # The workspace's crates, built without the core's default feature `root-aliases`
 # (the root's hidden old paths, kept one release): none of them may use one.
 suite "rust: no crate here uses the root's old paths" \
-  cargo check --locked --all-targets -p retryplan-cli -p retryplan-mirrors -p retryplan-python -p retryplan-kotlin
+  cargo check --locked --all-targets -p retryplan-cli -p retryplan-mirrors -p retryplan-python -p retryplan-kotlin \
+  -p retryplan-repository
 # The core as the JS build uses it (no json, no entropy), checked natively too.
 suite "rust: clippy, core without default features" cargo clippy -p retryplan --lib --no-default-features --locked -- -D warnings
 # The JS binding's Rust, which compiles to nothing natively: each of its builds, for wasm32.
@@ -62,6 +63,10 @@ suite "rust: clippy, JS binding for wasm32, lean browser runtime" \
 # applies the formatters and safe fixes).
 suite "lint: ruff, biome, ktlint" scripts/lint.sh
 suite "rust: docs" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+# The core's docs without `root-aliases` (the hidden old root paths): a link that resolves only through
+# one of them is broken for a user who turns that feature off, and for everyone once they are removed.
+suite "rust: docs, core without the root's old paths" env RUSTDOCFLAGS="-D warnings" \
+  cargo doc -p retryplan --no-deps --no-default-features --features std,json,entropy --locked --quiet
 suite "rust: unit, property, conformance and doc tests" cargo test --workspace --locked
 
 for binding in bindings-python bindings-js bindings-kotlin cli; do

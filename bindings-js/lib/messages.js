@@ -11,6 +11,7 @@ import { RULES } from './rules.js';
 export const rule = (id) => RULES.findIndex(([known]) => known === id);
 const INVALID_ARGUMENT = rule('invalid_argument');
 const INVALID_CONFIG = rule('invalid_config');
+const INVALID_CONFIG_WHOLE = rule('invalid_config_whole');
 const TEXT = rule('text');
 
 /** A message's text: `[rule index, ...values]`. */
@@ -143,10 +144,13 @@ export const BINDING = {
  * core's errors cross in (`[rule index, ...values]`, for `compose`, and for
  * lib/spelling.js to respell as a core error's): `invalid argument `field`:
  * ...`, or with `configWords` (how the core's message names the
- * configuration) `invalid dependency configuration at `field`: ...`, through
- * the core's own templates for the first part.
+ * configuration) `invalid dependency configuration at `field`: ...` (of the
+ * whole configuration, no field: `invalid dependency configuration: ...`, as
+ * the core's `Error::message` chooses), through the core's own templates for
+ * the first part.
  */
 export const bindingMessage = (configWords, field, key, a, b) => {
   const words = [TEXT, BINDING[key]?.(a, b) ?? key];
-  return configWords ? [INVALID_CONFIG, configWords, field, words] : [INVALID_ARGUMENT, field, words];
+  if (!configWords) return [INVALID_ARGUMENT, field, words];
+  return field === '' ? [INVALID_CONFIG_WHOLE, configWords, words] : [INVALID_CONFIG, configWords, field, words];
 };

@@ -775,6 +775,7 @@ test('a reading error names the configuration it read (invalid_config, .config)'
   for (const [config, field, call] of [
     ['policy', 'max_attemps', () => Policy.fromConfig({ maxAttemps: 3 })],
     ['policy', 'backoff', () => Policy.fromConfig({ backoff: new Date() })],
+    ['policy', '', () => Policy.fromConfig(1n)],
     ['dependency', 'budget.kind', () => Dependency.fromConfig({ budget: { kind: 'leaky' } })],
     ['dependency', 'breaker', () => Dependency.fromConfig({ breaker: new Date() })],
     ['dependency', '', () => Dependency.fromJson('[')],
@@ -786,11 +787,10 @@ test('a reading error names the configuration it read (invalid_config, .config)'
   ]) {
     const error = throwsCode(call, 'invalid_config');
     assert.deepEqual([error.config, error.field, error.blame], [config, field, 'configuration']);
-    // The message names the field as the object wrote it (camelCase keys: see bad-input.test.mjs).
+    // The message names the field as the object wrote it (camelCase keys: see bad-input.test.mjs);
+    // an error of the whole text (not JSON) names no field, nor an empty one.
     const written = field === 'max_attemps' ? 'maxAttemps' : field;
-    assert.ok(
-      error.message.startsWith(`invalid ${words[config] ?? config} configuration at \`${written}\`: `),
-      error.message,
-    );
+    const at = written ? ` at \`${written}\`` : '';
+    assert.ok(error.message.startsWith(`invalid ${words[config] ?? config} configuration${at}: `), error.message);
   }
 });

@@ -653,7 +653,9 @@ def test_a_reading_error_names_the_configuration_it_read() -> None:
             config,
             field,
         )
-        assert str(error).startswith(f"invalid {words.get(config, config)} configuration at `{field}`: "), error
+        # An error of the whole text (not JSON) names no field, nor an empty one.
+        at = f" at `{field}`" if field else ""
+        assert str(error).startswith(f"invalid {words.get(config, config)} configuration{at}: "), error
         assert isinstance(error, retryplan.ConfigurationError) and isinstance(error, ValueError)
 
 

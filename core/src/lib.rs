@@ -31,13 +31,9 @@ pub mod policy;
 pub mod propagation;
 pub mod tools;
 
-/// The repository's README, compiled and run by `cargo test --doc` (never
-/// built otherwise): its Rust examples cannot drift from this crate's API.
-/// `scripts/readme_snippets.py check` proves every other block of it is run by
-/// some suite or marked as not tested.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct RepositoryReadme;
+// The repository's README is compiled and run by the workspace crate
+// `retryplan-repository` (tests/repository), not here: this package reads no
+// file outside itself, so its own `cargo test --doc` runs where it is published.
 
 // The deliberate public surface: the names a caller of the engine, a host
 // loop or a binding uses every day. Everything else is reached through the

@@ -2,7 +2,7 @@
 //! operation against a scripted dependency and prints every decision.
 //!
 //! ```text
-//! cargo run -p retryplan --example checkout [POLICY.json]
+//! cargo run -p retryplan-repository --example checkout [POLICY.json]
 //! ```
 
 use std::process::ExitCode;
@@ -53,6 +53,8 @@ fn main() -> ExitCode {
 
     println!("\nOne checkout against a dependency that answers 503, then 503 with Retry-After: 0.1 s:");
     let key = IdempotencyKey::new("order-5001").unwrap_or_else(|_| unreachable!("a valid literal key"));
+    // The caller's own key; the fixed seed 42 makes this run repeatable (a real client's
+    // jitter comes from `OperationOptions::from_entropy`, or the key with it).
     let mut operation = Operation::new(&policy, 0, OperationOptions::new(42).with_idempotency_key(key));
     let replies = [
         (200, Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None }),

@@ -347,11 +347,8 @@ impl Error {
     /// ```
     #[must_use]
     pub fn ms_out_of_range(name: &'static str, got: impl core::fmt::Display) -> Error {
-        let rule = alloc::format!(
-            "must be a whole number of milliseconds in 0..=2^53 - 1 ({}), got {got}",
-            crate::ground::units::MAX_MS
-        );
-        Error::InvalidArgument { field: name, rule: Message::text(rule) }
+        let got = alloc::string::ToString::to_string(&got);
+        Error::InvalidArgument { field: name, rule: message!(MsOutOfRange, crate::ground::units::MAX_MS, got) }
     }
 
     /// A millisecond argument checked: `ms` when it is at most
@@ -370,8 +367,18 @@ impl Error {
         if ms <= crate::ground::units::MAX_MS {
             Ok(ms)
         } else {
-            Err(Error::ms_out_of_range(name, ms))
+            Err(Error::ms_above_max(name, ms))
         }
+    }
+
+    /// [`Error::ms_out_of_range`] of a `u64` past [`MAX_MS`](crate::policy::MAX_MS),
+    /// the number kept as data rather than formatted (a wasm build composes
+    /// the text in JS, without Rust's formatting code). Out of line: the
+    /// checks that call it are on every call's path.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn ms_above_max(name: &'static str, ms: u64) -> Error {
+        Error::InvalidArgument { field: name, rule: message!(MsOutOfRange, crate::ground::units::MAX_MS, ms) }
     }
 
     /// The stable snake_case identifier of this kind of error, the same in
@@ -446,6 +453,9 @@ impl Error {
                     config.subject(),
                     violations.iter().map(|violation| violation.message.clone()).collect::<Vec<_>>()
                 )
+            }
+            Error::InvalidConfig { config, field, message } if field.is_empty() => {
+                message!(InvalidConfigWhole, config.words(), message.clone())
             }
             Error::InvalidConfig { config, field, message } => {
                 message!(InvalidConfig, config.words(), String::from(&**field), message.clone())

@@ -52,6 +52,7 @@ impl RetrySlots {
     }
 
     /// Takes a slot; `None` when all are taken (refusal is a reason, not an error).
+    #[must_use = "a slot dropped at once is released at once: keep it while the retry runs"]
     pub fn try_acquire(&self) -> Option<RetrySlot> {
         self.in_use
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |current| {

@@ -294,7 +294,10 @@ impl Driver {
     /// ask the operation.
     ///
     /// # Errors
-    /// None in a working engine: every ending the operation returns passes
+    /// [`Error::InvalidArgument`] naming `now_ms` for a reading past
+    /// [`MAX_MS`](crate::policy::MAX_MS), this one or the one
+    /// [`new`](Driver::new) took (a constructor that cannot refuse it). Else
+    /// none in a working engine: every ending the operation returns passes
     /// through the driver, so a live driver's operation always answers. Were
     /// that ever broken (a bug in this crate), the operation's refusal
     /// ([`Error::OperationEnded`]) comes out as it is, for the host to raise,
@@ -320,6 +323,7 @@ impl Driver {
     /// back in wider words than it was written, which stalls the load).
     #[inline(always)]
     fn poll_step(&mut self, now_ms: u64) -> Result<Step, Error> {
+        self.operation.check_clock(now_ms)?;
         if let Some(step) = self.next_decided() {
             return Ok(step);
         }
@@ -362,7 +366,9 @@ impl Driver {
     /// [`Error::AttemptNotRunning`] when this driver never started `attempt`;
     /// [`Error::InvalidArgument`] for an HTTP status outside 100..=599 (build
     /// HTTP outcomes with [`Outcome::from_http_response`], which reads such a
-    /// status as the server's fault). On error nothing changes.
+    /// status as the server's fault), for a `retry_after_ms` or `pushback`
+    /// past [`MAX_MS`](crate::policy::MAX_MS), and naming `now_ms` as
+    /// [`poll_action`](Self::poll_action) does. On error nothing changes.
     pub fn handle_result(&mut self, now_ms: u64, attempt: u32, outcome: Outcome) -> Result<Receipt, Error> {
         self.hand_in(now_ms, attempt, outcome, None, ResponseRead::default())
     }
@@ -517,6 +523,7 @@ impl Driver {
         if attempt == 0 || attempt > self.operation.attempts_started() {
             return Err(Error::AttemptNotRunning { attempt, running: self.operation.running_list() });
         }
+        self.operation.check_clock(now_ms)?;
         let class = classify(self.operation.policy(), &outcome)?;
         let class = if redirected { class.after_redirect() } else { class };
         self.expire_overdue(now_ms);
@@ -548,11 +555,15 @@ impl Driver {
 
     /// The caller abandons the operation: it gives up (`cancelled`) and every
     /// running attempt is aborted ([`AbortReason::Cancelled`]). After the end
-    /// this does nothing (a cancel racing the end is not an error).
+    /// this does nothing (a cancel racing the end is not an error). A cancel
+    /// cannot fail: a `now_ms` past [`MAX_MS`](crate::policy::MAX_MS), which
+    /// every other call refuses, counts as no time elapsed (the latest
+    /// reading seen is used).
     pub fn handle_cancel(&mut self, now_ms: u64) {
         if matches!(self.state, State::Ended(_)) {
             return;
         }
+        let now_ms = if self.operation.check_clock(now_ms).is_ok() { now_ms } else { self.operation.latest_now_ms() };
         if let Ok(decision) = self.operation.cancel(now_ms) {
             self.count(now_ms, &decision, false);
             self.end(decision);

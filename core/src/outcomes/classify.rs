@@ -23,6 +23,7 @@ use crate::config::error_code::{ErrorCode, ErrorCodeTable};
 #[doc(no_inline)]
 pub use crate::ground::codes::{GrpcCode, TransportFailure};
 use crate::ground::message::message;
+use crate::ground::units::MAX_MS;
 use crate::headers::retry_after::Pushback;
 use crate::policy::Policy;
 
@@ -199,8 +200,18 @@ impl Class {
 /// ```
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for an HTTP status outside 100..=599.
+/// [`Error::InvalidArgument`] for an HTTP status outside 100..=599, and for
+/// a `retry_after_ms` or a `pushback` past [`MAX_MS`] (2^53 - 1), the range
+/// of every time the engine keeps (the bindings refuse the same values).
 pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
+    if let Outcome::HttpStatus { retry_after_ms: Some(ms), .. }
+    | Outcome::Transport { retry_after_ms: Some(ms), .. }
+    | Outcome::GrpcStatus { pushback: Some(Pushback::RetryAfterMs(ms)), .. } = *outcome
+    {
+        if ms > MAX_MS {
+            return Err(guidance_above_max(outcome, ms));
+        }
+    }
     let sets = &policy.classification;
     Ok(match *outcome {
         Outcome::Success => Class::Success,
@@ -263,6 +274,16 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
 #[inline(never)]
 fn not_http_status(status: u16) -> Error {
     Error::InvalidArgument { field: "status", rule: message!(NotHttpStatus, status) }
+}
+
+/// The error for a wait the server asked for past [`MAX_MS`], naming the
+/// outcome's field as the bindings do (out of line: the check is on every
+/// classification).
+#[cold]
+#[inline(never)]
+fn guidance_above_max(outcome: &Outcome, ms: u64) -> Error {
+    let field = if matches!(outcome, Outcome::GrpcStatus { .. }) { "pushback" } else { "retry_after_ms" };
+    Error::ms_above_max(field, ms)
 }
 
 /// True when the policy retries `table` and `code` is in it.

@@ -49,9 +49,24 @@ impl<'de> Deserialize<'de> for RequestId {
 }
 
 /// A set of attempt numbers (1..=128), e.g. the attempts to abort.
-/// Serialized as an ascending list.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// Serialized as an ascending list; debug-printed as the set of its numbers.
+///
+/// ```
+/// use retryplan::outcomes::decision::AttemptSet;
+/// let mut set = AttemptSet::EMPTY;
+/// set.insert(4);
+/// set.insert(3);
+/// assert_eq!(format!("{set:?}"), "{3, 4}");
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct AttemptSet(u128);
+
+/// The attempt numbers, ascending (`{3, 4}`), not the bits that hold them.
+impl core::fmt::Debug for AttemptSet {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
 
 impl AttemptSet {
     /// The empty set.

@@ -347,8 +347,8 @@ impl RetryLimitsConfig {
 /// Whether repeating the operation could repeat its effect: what the
 /// policy's `idempotency` declares about the operation. What the request's
 /// protocol and its caller allow is its
-/// [`Repeatability`](crate::http::Repeatability); the engine combines the two
-/// ([`Repeatability::effective`](crate::http::Repeatability::effective)).
+/// [`Repeatability`](crate::outcomes::http::Repeatability); the engine combines the two
+/// ([`Repeatability::effective`](crate::outcomes::http::Repeatability::effective)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Idempotency {
     /// No effect at all (a read).

@@ -136,6 +136,11 @@ fn grpc_set(codes: &[GrpcCode]) -> GrpcCodeSet {
 impl Policy {
     /// Validates a configuration. Every broken rule is reported in
     /// [`Error::ConfigViolations`] naming a policy, each naming its field.
+    ///
+    /// # Errors
+    /// [`Error::ConfigViolations`] listing every rule the configuration
+    /// breaks (a value out of its range, fields that contradict each other),
+    /// each with its dotted field path.
     pub fn new(config: &PolicyConfig) -> Result<Policy, Error> {
         let mut check = Checker { violations: Vec::new() };
         let c = config;
@@ -370,6 +375,11 @@ impl Policy {
     /// Reads and validates a policy from JSON text. Reading errors name the
     /// field path ([`Error::InvalidConfig`]); rule violations come as
     /// [`Error::ConfigViolations`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidConfig`] when the text is not JSON or a field cannot
+    /// be read (an unknown field, a wrong type), naming its dotted path;
+    /// [`Error::ConfigViolations`] as [`Policy::new`].
     pub fn from_json(json: &str) -> Result<Policy, Error> {
         Policy::new(&PolicyConfig::from_json(json)?)
     }

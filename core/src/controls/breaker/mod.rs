@@ -282,6 +282,7 @@ impl CircuitBreaker {
 
     /// Asks to send an attempt at `now_ms`. `None` means refused (open, or
     /// half-open with every probe taken).
+    #[must_use = "a permit dropped at once is released unsettled: keep it and report the attempt's result with it"]
     pub fn try_acquire(&self, now_ms: u64) -> Option<BreakerPermit> {
         let mut state = self.state();
         let now_ms = state.read(now_ms).now_ms;

@@ -269,6 +269,7 @@ impl RetryBudget {
     /// failure being retried was a timeout (the quota charges more): the
     /// same as [`RetryBudget::try_retry_for`] with [`RetryCause::Timeout`]
     /// or [`RetryCause::Transient`]. `None` means refused: nothing was charged.
+    #[must_use = "a granted retry is charged: dropped unsettled, the charge is spent; settle it with the retry's result"]
     pub fn try_retry(&self, now_ms: u64, after_timeout: bool) -> Option<RetryCharge> {
         let cause = if after_timeout { RetryCause::Timeout } else { RetryCause::Transient };
         self.try_retry_for(now_ms, cause)
@@ -289,6 +290,7 @@ impl RetryBudget {
     /// assert_eq!(quota.try_retry_for(0, RetryCause::Throttling).map(|charge| charge.cost()), Some(5));
     /// assert_eq!(quota.try_retry_for(0, RetryCause::Transient).map(|charge| charge.cost()), Some(14));
     /// ```
+    #[must_use = "a granted retry is charged: dropped unsettled, the charge is spent; settle it with the retry's result"]
     pub fn try_retry_for(&self, now_ms: u64, cause: RetryCause) -> Option<RetryCharge> {
         let cost = self.admit(now_ms, cause, true)?;
         Some(RetryCharge { cost, owner: Shared::downgrade(&self.state) })

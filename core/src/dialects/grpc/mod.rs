@@ -13,7 +13,7 @@
 //! }"#, Default::default()).unwrap();
 //! let policy = config.profile_for("echo.Echo", "Say").unwrap();
 //! let throttling = Dependency::new(config.throttling.as_ref().unwrap()).unwrap(); // one per server name
-//! let operation = Operation::new(policy, 0, OperationOptions::new(7).with_dependency(throttling));
+//! let operation = Operation::new(policy, 0, OperationOptions::from_entropy().unwrap().with_dependency(throttling));
 //! assert_eq!(operation.deadline_ms(), 2_000);
 //! ```
 

@@ -166,9 +166,10 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
             DrawRange::uncapped(low, high)
         }
         Jitter::A6 => {
-            // min(initial * m^n, max) * random(0.8, 1.2): the spread is not capped (gRFC A6).
+            // min(initial * m^n, max) * random(0.8, 1.2): the spread is not capped (gRFC A6),
+            // but no time is ever past MAX_MS (a cap of 2^53 - 1 would draw up to 1.2 times it).
             let spread = ceiling / 5;
-            DrawRange::uncapped(ceiling - spread, ceiling.saturating_add(spread))
+            DrawRange::uncapped(ceiling - spread, ceiling.saturating_add(spread).min(MAX_MS))
         }
         Jitter::FullThenCap => DrawRange { low: 0, high: backoff.grown_ms(base, retry, MAX_MS), cap },
         // urllib3: min(backoff_max, factor * 2^(n-1) + random() * backoff_jitter).
@@ -305,6 +306,11 @@ mod tests {
         assert_eq!(p.backoff.ceiling_ms(99), crate::policy::MAX_MS);
         let (low, high) = delay_range_ms(&p, 99, u64::MAX);
         assert_eq!((low, high), (0, crate::policy::MAX_MS));
+        // gRFC A6 draws up to 1.2 times a ceiling of 2^53 - 1: no time is ever past MAX_MS.
+        let config = BackoffConfig { base_ms: MAX_MS, cap_ms: MAX_MS, ..BackoffConfig::default() };
+        let a6 = policy(config, JitterConfig::A6);
+        assert_eq!(delay_range_ms(&a6, 0, 0), (MAX_MS - MAX_MS / 5, MAX_MS));
+        assert_eq!(draw_delay_ms(&a6, 0, 0, false, &mut Draws::Highest), MAX_MS);
     }
 
     #[test]

@@ -243,6 +243,20 @@ impl Operation {
     /// first decision. `policy` is a `&Policy` (copied into the operation) or
     /// an `&Arc<Policy>`, shared by every operation made from it (no copy:
     /// the cheaper way to make many operations of one policy).
+    ///
+    /// Every time is at most [`MAX_MS`] (2^53 - 1). A constructor cannot
+    /// fail, so a `now_ms` past it is refused by the first call that takes a
+    /// clock reading ([`poll`](Operation::poll), [`on_outcome`](Operation::on_outcome),
+    /// [`cancel`](Operation::cancel), [`outgoing_headers`](Operation::outgoing_headers)):
+    /// [`Error::InvalidArgument`] naming `now_ms`, as each of those refuses
+    /// its own reading past it.
+    ///
+    /// ```
+    /// use retryplan::{Error, Operation, OperationOptions, Policy};
+    /// let policy = Policy::default();
+    /// let mut operation = Operation::new(&policy, 1 << 53, OperationOptions::new(7));
+    /// assert!(matches!(operation.poll(0), Err(Error::InvalidArgument { field: "now_ms", .. })));
+    /// ```
     #[must_use]
     pub fn new(policy: impl SharedPolicy, now_ms: u64, options: OperationOptions) -> Operation {
         Operation::started(policy.share(), now_ms, options, true)
@@ -301,8 +315,11 @@ impl Operation {
     /// waiting, or await the running attempts' outcomes.
     ///
     /// # Errors
-    /// [`Error::OperationEnded`] after an ending was returned.
+    /// [`Error::OperationEnded`] after an ending was returned;
+    /// [`Error::InvalidArgument`] naming `now_ms` for a reading past
+    /// [`MAX_MS`] (or one [`new`](Operation::new) took).
     pub fn poll(&mut self, now_ms: u64) -> Result<Decision, Error> {
+        self.check_clock(now_ms)?;
         let now = self.observe(now_ms);
         match self.phase {
             Phase::Ended => Err(Error::OperationEnded),
@@ -320,8 +337,11 @@ impl Operation {
     /// # Errors
     /// [`Error::OperationEnded`] after an ending; [`Error::AttemptNotRunning`]
     /// when `attempt` is not running; [`Error::InvalidArgument`] for an HTTP
-    /// status outside 100..=599. On error nothing changes.
+    /// status outside 100..=599, a `retry_after_ms` or `pushback` past
+    /// [`MAX_MS`] ([`classify`]), or a `now_ms` past it (as [`poll`](Operation::poll)).
+    /// On error nothing changes.
     pub fn on_outcome(&mut self, now_ms: u64, attempt: u32, outcome: &Outcome) -> Result<Decision, Error> {
+        self.check_clock(now_ms)?;
         if self.phase == Phase::Ended {
             return Err(Error::OperationEnded);
         }
@@ -332,8 +352,8 @@ impl Operation {
 
     /// [`on_outcome`](Self::on_outcome) for a caller that classified
     /// `outcome` already, as `class`, under this operation's policy (the
-    /// driver, which checks a result before anything else): an outcome is
-    /// read once per result.
+    /// driver, which checks a result, and its clock reading, before anything
+    /// else): an outcome is read once per result.
     pub(crate) fn on_classified_outcome(
         &mut self,
         now_ms: u64,
@@ -376,8 +396,10 @@ impl Operation {
     /// nothing more.
     ///
     /// # Errors
-    /// [`Error::OperationEnded`] after an ending.
+    /// [`Error::OperationEnded`] after an ending; [`Error::InvalidArgument`]
+    /// naming `now_ms` for a reading past [`MAX_MS`] (as [`poll`](Operation::poll)).
     pub fn cancel(&mut self, now_ms: u64) -> Result<Decision, Error> {
+        self.check_clock(now_ms)?;
         if self.phase == Phase::Ended {
             return Err(Error::OperationEnded);
         }
@@ -501,19 +523,24 @@ impl Operation {
     /// idempotency key when it is sent ([`sends_idempotency_key`](Self::sends_idempotency_key)),
     /// and `retryplan-caller-retries`: `?1` when this layer
     /// ([`may_retry`](Self::may_retry)) or one above it retries the request.
+    /// A `now_ms` earlier than a reading the operation has seen counts as no
+    /// time elapsed: the time left is never more than the attempt was given.
     ///
     /// # Errors
-    /// [`Error::AttemptNotRunning`] when `attempt` is not running.
+    /// [`Error::AttemptNotRunning`] when `attempt` is not running;
+    /// [`Error::InvalidArgument`] naming `now_ms` for a reading past
+    /// [`MAX_MS`] (as [`poll`](Operation::poll)).
     pub fn outgoing_headers(
         &self,
         attempt: u32,
         now_ms: u64,
         protocol: crate::propagation::Protocol,
     ) -> Result<crate::propagation::HeaderList, Error> {
+        self.check_clock(now_ms)?;
         let abort_at_ms = self.abort_at_ms(attempt).ok_or_else(|| self.not_running(attempt))?;
         let key = self.sends_idempotency_key().then_some(&self.idempotency_key);
         let retried_above = self.caller_retries || self.may_retry();
-        let timeout_ms = abort_at_ms.saturating_sub(now_ms);
+        let timeout_ms = abort_at_ms.saturating_sub(now_ms.max(self.last_now_ms));
         Ok(crate::propagation::request_headers(protocol, attempt, timeout_ms, key, retried_above))
     }
 
@@ -540,6 +567,23 @@ impl Operation {
     fn observe(&mut self, now_ms: u64) -> u64 {
         self.last_now_ms = self.last_now_ms.max(now_ms);
         self.last_now_ms
+    }
+
+    /// The latest clock reading seen (the start before any other).
+    pub(crate) fn latest_now_ms(&self) -> u64 {
+        self.last_now_ms
+    }
+
+    /// Refuses a clock reading past [`MAX_MS`], this one or the one the
+    /// operation started at (its constructor cannot refuse it): one compare
+    /// on every call that takes a reading, before anything changes.
+    #[inline]
+    pub(crate) fn check_clock(&self, now_ms: u64) -> Result<(), Error> {
+        let latest = now_ms.max(self.last_now_ms);
+        if latest > MAX_MS {
+            return Err(Error::ms_above_max("now_ms", latest));
+        }
+        Ok(())
     }
 
     /// The error for an outcome of an attempt that is not running (out of

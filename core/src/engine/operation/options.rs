@@ -54,6 +54,16 @@ pub struct OperationOptions {
 
 impl OperationOptions {
     /// Options with this seed, a key derived from it, and no caller deadline.
+    ///
+    /// The seed decides everything random: the jitter, the request ids and,
+    /// unless [`with_idempotency_key`](OperationOptions::with_idempotency_key)
+    /// sets one, the idempotency key. The same seed gives the same key and the
+    /// same jitter, on every operation: a server that deduplicates by key
+    /// would merge two different writes into one, and every client would
+    /// retry in step. A constant seed is for tests and replays; a real
+    /// operation takes [`from_entropy`](OperationOptions::from_entropy) (or
+    /// [`from_random`](OperationOptions::from_random) with the host's own
+    /// random bits), or a key of the caller's with `with_idempotency_key`.
     #[must_use]
     pub fn new(seed: u64) -> OperationOptions {
         OperationOptions {

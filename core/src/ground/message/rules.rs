@@ -56,6 +56,10 @@ rules! {
     ConfigViolations = "config_violations": "invalid {0}: {1}",
     /// [`Error::InvalidConfig`](crate::Error::InvalidConfig): the configuration's words, field, message.
     InvalidConfig = "invalid_config": "invalid {0} configuration at `{1}`: {2}",
+    /// [`Error::InvalidConfig`](crate::Error::InvalidConfig) of the whole
+    /// configuration (an empty field path: not JSON, not an object): the
+    /// configuration's words, message.
+    InvalidConfigWhole = "invalid_config_whole": "invalid {0} configuration: {1}",
     /// [`Error::UnknownProfile`](crate::Error::UnknownProfile): name, known names.
     UnknownProfile = "unknown_profile": "unknown profile `{0}` (known: {1})",
     /// [`Error::OperationEnded`](crate::Error::OperationEnded).
@@ -126,6 +130,9 @@ rules! {
     WholeNumberFromZero = "whole_number_from_zero": "a whole number, 0 or more",
     /// A time in milliseconds expected (a field named `..._ms`).
     WholeMilliseconds = "whole_milliseconds": "a whole number of milliseconds, 0 or more",
+    /// A millisecond argument outside the range of every time the engine
+    /// keeps: the largest (2^53 - 1), the value as the caller wrote it.
+    MsOutOfRange = "ms_out_of_range": "must be a whole number of milliseconds in 0..=2^53 - 1 ({0}), got {1}",
 
     // The rules of a policy and of the shared controls.
     /// A time above the largest: field, value, the largest.

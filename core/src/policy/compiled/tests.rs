@@ -328,32 +328,3 @@ fn a_forged_form_keeps_every_fields_range_and_the_hedging_rule() {
         assert_eq!(Policy::from_compiled(&forged), Err(refused), "{name}");
     }
 }
-
-/// The form's sizes are on `form.md` only: a README paragraph about
-/// compiled forms states no byte count, so a new policy field (which changes
-/// every form's size) touches no README.
-#[test]
-fn the_readmes_leave_the_forms_size_to_this_page() {
-    let readmes = [
-        ("README.md", include_str!("../../../../README.md")),
-        ("core/README.md", include_str!("../../../README.md")),
-        ("cli/README.md", include_str!("../../../../cli/README.md")),
-    ];
-    let mut paragraphs = 0;
-    for (name, text) in readmes {
-        for paragraph in text.split("\n\n").filter(|p| p.contains("to_compiled") || p.contains("retryplan compile")) {
-            paragraphs += 1;
-            let words: Vec<&str> = paragraph.split_whitespace().collect();
-            for pair in words.windows(2) {
-                let figure = pair[0].trim_start_matches('(').chars().all(|c| c.is_ascii_digit() || c == '-');
-                assert!(
-                    !(figure && pair[1].starts_with("bytes")),
-                    "{name}: `{} {}` in:\n{paragraph}",
-                    pair[0],
-                    pair[1]
-                );
-            }
-        }
-    }
-    assert!(paragraphs >= 3, "the READMEs' paragraphs about compiled forms were not found");
-}

@@ -179,7 +179,8 @@ class ErrorsTest {
         assertEquals(listOf(ConfigKind.DEPENDENCY, ConfigKind.DEPENDENCY), listOf(typed.config, text.config))
         val service = raises<RetryplanException.InvalidConfig>("invalid_config") { ServiceConfig.fromJson("{", null) }
         assertEquals(ConfigKind.SERVICE_CONFIG to "", service.config to service.field)
-        assertTrue(service.description.startsWith("invalid gRPC service configuration at ``: "), service.description)
+        // An error of the whole text (not JSON) names no field, nor an empty one.
+        assertTrue(service.description.startsWith("invalid gRPC service configuration: "), service.description)
         assertEquals(Blame.CONFIGURATION, service.blame)
     }
 
