@@ -5,10 +5,10 @@
 // caller's request or `fetch` made it (never retried as a network failure).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import { GaveUpError, Policy, RetryplanError, retryFetch } from 'retryplan';
 import { rejection } from './assertions.mjs';
+import { scriptedServer } from './scripted-server.mjs';
 
 // Each path's answers by request, the last repeating: 'busy' (503, Retry-After: 0), 'ok', 'stall' (never answered),
 // 'redirect' (302 to /landing).
@@ -19,40 +19,25 @@ const scripts = {
   '/redirect': ['redirect'],
   '/landing': ['ok'],
 };
-/** The requests each path received (its scripted answers are by this count), by path and query. */
-const seen = new Map();
-const sockets = new Set();
 let server;
 let base;
+/** The requests each path received (its scripted answers are by this count), by path and query. */
+let seen;
 
 before(async () => {
-  server = createServer((request, response) => {
-    const chunks = [];
-    request.on('data', (chunk) => chunks.push(chunk));
-    request.on('end', () => {
-      const log = seen.get(request.url) ?? [];
-      seen.set(request.url, log);
-      log.push({ headers: request.headers, body: Buffer.concat(chunks).toString() });
-      const script = scripts[new URL(request.url, 'http://x').pathname] ?? ['ok'];
-      const action = script[Math.min(log.length, script.length) - 1];
+  server = await scriptedServer(
+    (url) => scripts[new URL(url, 'http://x').pathname] ?? ['ok'],
+    (action, response) => {
       if (action === 'ok') return response.writeHead(200).end('done');
       if (action === 'busy') return response.writeHead(503, { 'retry-after': '0' }).end('busy');
       if (action === 'redirect') return response.writeHead(302, { location: '/landing' }).end();
       // 'stall': never answer; the socket is destroyed when the server closes.
-    });
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${server.address().port}`;
+    },
+  );
+  ({ base, seen } = server);
 });
 
-after(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise((resolve) => server.close(resolve));
-});
+after(() => server.close());
 
 const policy = (config = {}) =>
   Policy.fromConfig({

@@ -13,6 +13,7 @@ import {
   retryFetch,
 } from 'retryplan';
 import { rejection } from './assertions.mjs';
+import { scriptedServer } from './scripted-server.mjs';
 
 // Each path scripts its answers by attempt: a list of actions, the last repeating.
 const scripts = {
@@ -40,23 +41,16 @@ const scripts = {
   '/stream-busy': ['busy0'],
   '/stream-ok': ['ok'],
 };
-const seen = new Map();
-const sockets = new Set();
 let server;
 let base;
+let seen;
 
 before(async () => {
-  server = createServer((request, response) => {
-    const chunks = [];
-    request.on('data', (chunk) => chunks.push(chunk));
-    request.on('end', () => {
-      const log = seen.get(request.url) ?? [];
-      seen.set(request.url, log);
-      const entry = { headers: request.headers, body: Buffer.concat(chunks).toString(), closedEarly: false };
-      log.push(entry);
+  server = await scriptedServer(
+    (url) => scripts[url] ?? ['404'],
+    (action, response, request, entry) => {
+      entry.closedEarly = false;
       response.on('close', () => (entry.closedEarly = !response.writableFinished));
-      const script = scripts[request.url] ?? ['404'];
-      const action = script[Math.min(log.length, script.length) - 1];
       if (action === 'ok') return response.writeHead(200, { 'content-type': 'text/plain' }).end('done');
       if (action === '404') return response.writeHead(404).end('no such thing');
       if (action === 'busy1') return response.writeHead(503, { 'retry-after': '1' }).end('busy');
@@ -78,20 +72,12 @@ before(async () => {
       }
       if (action === 'reset') return request.socket.destroy();
       // 'stall': never answer; the socket is destroyed when the server closes.
-    });
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${server.address().port}`;
+    },
+  );
+  ({ base, seen } = server);
 });
 
-after(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise((resolve) => server.close(resolve));
-});
+after(() => server.close());
 
 const policy = (config = {}) =>
   Policy.fromConfig({
