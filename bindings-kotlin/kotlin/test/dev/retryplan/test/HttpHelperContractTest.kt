@@ -10,8 +10,6 @@ import dev.retryplan.http.RetryingHttpClient
 import dev.retryplan.okhttp.RetryInterceptor
 import dev.retryplan.okhttp.RetryInterceptorException
 import dev.retryplan.okhttp.retrying
-import okhttp3.Call
-import okhttp3.Callback
 import okhttp3.Interceptor
 import okhttp3.MediaType
 import okhttp3.OkHttpClient
@@ -39,7 +37,6 @@ import java.util.Collections
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
-import java.util.concurrent.atomic.AtomicReference
 
 /**
  * What the HTTP helpers owe their callers whatever the hooks answer and
@@ -96,24 +93,8 @@ class HttpHelperContractTest {
     fun `OkHttp enqueue calls onFailure for a success with no response`() {
         val thrown = IllegalStateException("the attempt's own error")
         val client = clientThrowing(thrown)
-        val failure = AtomicReference<IOException>()
-        val called = CountDownLatch(1)
         try {
-            client.newCall(Request.Builder().url(url).build()).enqueue(
-                object : Callback {
-                    override fun onFailure(call: Call, e: IOException) {
-                        failure.set(e)
-                        called.countDown()
-                    }
-
-                    override fun onResponse(call: Call, response: Response) {
-                        response.close()
-                        called.countDown()
-                    }
-                },
-            )
-            called.await()
-            val error = failure.get() ?: throw AssertionError("onResponse was called, not onFailure")
+            val error = failureOfEnqueued(client, Request.Builder().url(url).build())
             assertTrue(error is RetryInterceptorException, "$error")
             assertNoResponse(error, thrown)
         } finally {

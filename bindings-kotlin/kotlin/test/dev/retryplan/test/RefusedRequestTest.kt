@@ -7,11 +7,8 @@ import dev.retryplan.http.RetryingHttpClient
 import dev.retryplan.okhttp.RetryInterceptor
 import dev.retryplan.okhttp.RetryInterceptorException
 import dev.retryplan.okhttp.retrying
-import okhttp3.Call
-import okhttp3.Callback
 import okhttp3.OkHttpClient
 import okhttp3.Request
-import okhttp3.Response
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertSame
@@ -23,9 +20,6 @@ import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
-import java.util.concurrent.CountDownLatch
-import java.util.concurrent.TimeUnit
-import java.util.concurrent.atomic.AtomicReference
 
 /**
  * A request the core refuses (its own `Idempotency-Key` empty or malformed),
@@ -48,27 +42,6 @@ class RefusedRequestTest {
     private fun client(interceptor: RetryInterceptor = RetryInterceptor(policy)) = OkHttpClient.Builder().retrying(interceptor).build()
 
     private fun post(key: String) = Request.Builder().url(url).post(okhttp3.RequestBody.create(null, "{}")).header(IDEMPOTENCY_KEY_HEADER, key).build()
-
-    /** The exception `enqueue`'s `onFailure` receives; the latch is the test's guard against a callback that never runs. */
-    private fun failureOfEnqueued(client: OkHttpClient, request: Request): IOException {
-        val failure = AtomicReference<IOException>()
-        val called = CountDownLatch(1)
-        client.newCall(request).enqueue(
-            object : Callback {
-                override fun onFailure(call: Call, e: IOException) {
-                    failure.set(e)
-                    called.countDown()
-                }
-
-                override fun onResponse(call: Call, response: Response) {
-                    response.close()
-                    called.countDown()
-                }
-            },
-        )
-        assertTrue(called.await(30, TimeUnit.SECONDS), "neither onResponse nor onFailure was called")
-        return failure.get() ?: throw AssertionError("onResponse was called, not onFailure")
-    }
 
     /** The core's refusal of [key], as the interceptor throws it: an IOException, the typed error its cause, naming the header. */
     private fun assertRefusal(key: String, error: Throwable) {
