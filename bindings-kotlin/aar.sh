@@ -18,6 +18,9 @@
 # keep rules JNA needs, applied to the app by R8), R.txt (no resources).
 set -euo pipefail
 shopt -s inherit_errexit
+# DIR is read where the caller stands (the README runs this from the repository root), before the cd below.
+jni_given="${1:-}"
+[ -z "$jni_given" ] || [ "$jni_given" = --test ] || [ ! -d "$jni_given" ] || jni_given="$(cd "$jni_given" && pwd)"
 cd "$(dirname "$0")"
 HERE="$PWD"
 ROOT="$(cd .. && pwd)"
@@ -120,12 +123,18 @@ if [ "${1:-}" = "--test" ]; then
     exit 1
   fi
   grep -q "not linked against Android's libc" "$scratch/refusal" || { cat "$scratch/refusal" >&2; exit 1; }
+  # DIR as the README gives it, relative to where the caller stands: the same refusal, not a failed cd.
+  if (cd "$scratch" && "$HERE/aar.sh" jni) 2>"$scratch/relative" >/dev/null; then
+    echo "aar: a desktop Linux library was accepted as Android x86_64 (DIR given relative)" >&2
+    exit 1
+  fi
+  grep -q "not linked against Android's libc" "$scratch/relative" || { cat "$scratch/relative" >&2; exit 1; }
   echo "aar: layout checked (manifest, both licences, classes.jar without desktop parts, proguard.txt, R.txt); a glibc library is refused as an Android ABI"
   exit 0
 fi
 
 [ $# -eq 1 ] || { sed -n '2,20p' "$0" >&2; exit 2; }
-jni="$(cd "$1" && pwd)"
+jni="$(cd "$jni_given" && pwd)"
 AAR="$BUILD/libs/retryplan-kotlin-android.aar"
 mkdir -p "$BUILD/libs"
 abis="$(layout "$jni" "$AAR")"
