@@ -99,6 +99,11 @@ def quoted_figures(binary: Path) -> Dict[str, List[str]]:
     def succeeded(name: str) -> str:
         return f"{summary(main, name)['success_rate'] * 100:.1f}"
 
+    def endings(name: str) -> str:
+        """The give-up reasons the variant's outermost layer counts, most first, as the README lists them."""
+        counts = sorted(((n, r) for r, n in summary(main, name)["gave_up"].items() if n), reverse=True)
+        return " or ".join(f"`{reason}`" for _, reason in counts)
+
     written = summary(main, "as-written")
     recovery = written["recovery"]
     recovered = f"{(recovery['recovered_at_ms'] - recovery['trigger_end_ms']) / 1000:.1f} s"
@@ -116,6 +121,8 @@ def quoted_figures(binary: Path) -> Dict[str, List[str]]:
             f"**no-budget** retries into the stall at {amplification('no-budget')} attempts per checkout",
             f"METASTABLE, {succeeded('no-budget')} % succeed",
             f"peaks at {layered} attempts/s ({ratio:.1f} times the single layer's {single}/s)",
+            f"the outermost layer ends it {endings('propagated')}: {peak(main, 'propagated')} attempts/s at peak, "
+            f"{succeeded('propagated')} % succeed",
             f"({summary(main, 'layered')['served_late']:,} requests served after their client had left)",
             f"propagated peaks at {peak(slow, 'propagated')}/s, as a single layer does "
             f"(layered: {peak(slow, 'layered')}/s)",
