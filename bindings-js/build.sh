@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the npm package in place, both entries:
+# Builds the npm package in place, every entry:
 # - `retryplan` (the default, lean entry): wasm/retryplan_js.js (wasm-bindgen
 #   `web` glue) and wasm/retryplan_js_bg.wasm, next to the hand-written lib/;
 #   only Node loads it, so it is built for speed (cargo profile wasm-node, see

@@ -8,7 +8,7 @@
 # profile) and cargo-fuzz at the pinned version. New inputs go to a scratch
 # directory, never into the checked-in corpus (to keep one, copy it into
 # fuzz/corpus/TARGET/ by hand); a crash is kept in fuzz/artifacts/TARGET/ and
-# reproduced with `cargo +nightly fuzz run TARGET fuzz/artifacts/TARGET/FILE`.
+# reproduced with `cd fuzz && cargo +nightly fuzz run --sanitizer none --debug-assertions TARGET artifacts/TARGET/FILE`.
 # Each run prints "TARGET: N executions in S s".
 set -euo pipefail
 cd "$(dirname "$0")/.."
