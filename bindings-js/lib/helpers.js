@@ -274,8 +274,12 @@ function fetchHost(input, init, options, context) {
   const request = new Request(input instanceof Request ? input.clone() : input, init);
   // A key the caller already set makes the request keyed by that exact key (the core's Policy::http_request).
   const requestIdempotencyKey = (idempotencyKeyHeader ? request.headers.get(idempotencyKeyHeader) : null) ?? undefined;
-  // The request's own signal: init.signal, or that of a Request given as input (as fetch reads them).
-  const signal = eitherSignal(options.signal, request.signal);
+  // The request's own signal: init.signal, else that of a Request given as input (as fetch reads them), the caller's
+  // own object: `request.signal` follows it through a copy that follows it only weakly, lost at a garbage collection.
+  const signal = eitherSignal(
+    options.signal,
+    init.signal !== undefined ? init.signal : input instanceof Request ? input.signal : undefined,
+  );
   const primed = signal?.aborted !== true;
   const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
   const telemetry = reporter(requestName, request);

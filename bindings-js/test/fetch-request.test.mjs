@@ -6,6 +6,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { GaveUpError, Policy, RetryplanError, retryFetch } from 'retryplan';
 import { rejection } from './assertions.mjs';
 import { scriptedServer } from './scripted-server.mjs';
@@ -164,6 +166,21 @@ test('a Request given as input cancels with its own signal, as fetch(request) wo
     const error = await rejection(platform(without, () => retryFetch(request, undefined, { policy: policy() })));
     assert.equal(error, reason, name);
   }
+});
+
+test("a Request's signal still cancels after a garbage collection (a copy of the Request follows it only weakly)", async () => {
+  setFlagsFromString('--expose-gc');
+  const collect = runInNewContext('gc');
+  const controller = new AbortController();
+  const reason = new Error('the page left');
+  const request = new Request(`${base}/stall?request-signal-collected`, { signal: controller.signal });
+  const settled = rejection(retryFetch(request, undefined, { policy: policy() }));
+  for (let round = 0; round < 5; round += 1) {
+    collect();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  controller.abort(reason);
+  assert.equal(await settled, reason);
 });
 
 test('a signal already aborted cancels before anything is sent, whichever of the two it is', async () => {
