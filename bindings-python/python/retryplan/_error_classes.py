@@ -376,11 +376,6 @@ BY_CODE = {
 }
 
 
-#: The classes of the blames whose errors are misuse of retryplan itself (the core's ``Blame::is_misuse``):
-#: one raised inside an attempt is no attempt's outcome; the helper ends the operation and raises it unchanged.
-MISUSE_CLASSES = (CallerError, ConfigurationError)
-
-
 #: The classes of renamed codes, by their old names: each a deprecated alias for one release.
 RENAMED = {"InvalidPolicyError": "ConfigViolationsError", "InvalidPolicyJsonError": "InvalidConfigError"}
 

@@ -100,7 +100,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     let mut outputs = vec![vectors, vectors_readme::output(root)?];
     outputs.extend(generate_from(&tables, &schema)?);
     outputs.extend(python_records::outputs(root)?);
-    outputs.push(python_errors::output(root, &tables)?);
+    outputs.extend(python_errors::outputs(root, &tables)?);
     outputs.push(python_values::output(root, &tables)?);
     outputs.extend(uniffi_records::outputs(root, &tables)?);
     outputs.extend(uniffi_functions::outputs(root, &tables)?);

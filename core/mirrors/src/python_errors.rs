@@ -32,6 +32,9 @@ use crate::python_records::docstring;
 use crate::tables::Table;
 
 pub const ERRORS: &str = "bindings-python/python/retryplan/_error_classes.py";
+/// The failure table, whose section `MISUSE_SECTION` this module writes.
+const FAILURES: &str = "bindings-python/python/retryplan/_failures.py";
+const MISUSE_SECTION: &str = "misuse";
 const SOURCE: &str = "core/src/config/error.rs";
 /// The enums a variant of `Error` wraps, and their files.
 const WRAPPED: [(&str, &str); 1] = [("HeaderError", "core/src/headers/retry_after.rs")];
@@ -137,7 +140,14 @@ fn compiled(root: &Path) -> Result<Compiled, String> {
     Ok(Compiled { doc: summary, blame, classes })
 }
 
-pub fn output(root: &Path, tables: &[Table]) -> Result<Output, String> {
+/// `_error_classes.py`, and the misuse section of `_failures.py` (`MISUSE_CLASSES`).
+pub fn outputs(root: &Path, tables: &[Table]) -> Result<[Output; 2], String> {
+    let failures = std::fs::read_to_string(root.join(FAILURES)).map_err(|e| format!("{FAILURES}: {e}"))?;
+    let misuse = crate::output::splice_section(&failures, FAILURES, "#", MISUSE_SECTION, &misuse_classes()?)?;
+    Ok([output(root, tables)?, Output { path: FAILURES, text: misuse }])
+}
+
+fn output(root: &Path, tables: &[Table]) -> Result<Output, String> {
     let path = root.join(SOURCE);
     let records = docs::enum_records(&path, "Error")?;
     let source = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -371,7 +381,6 @@ fn text(classes: &[Class], compiled: &Compiled, blames: &Table, violation: &docs
         text.push_str(&format!("    \"{}\": {}Error,\n", class.code, camel(class.code)));
     }
     text.push_str("}\n");
-    text.push_str(&misuse_classes(blame_class)?);
     let renamed: Vec<(String, String)> = Error::RENAMED_CODES
         .iter()
         .map(|(old, new)| (format!("{}Error", camel(old)), format!("{}Error", camel(new))))
@@ -387,17 +396,21 @@ fn text(classes: &[Class], compiled: &Compiled, blames: &Table, violation: &docs
     Ok(text)
 }
 
-/// `MISUSE_CLASSES`: the classes of the blames whose errors are misuse of retryplan itself
-/// ([`Blame::is_misuse`]), which the failure table (`_failures.py`) makes no attempt's outcome.
-fn misuse_classes(blame_class: impl Fn(Blame) -> Option<&'static str>) -> Result<String, String> {
+/// `MISUSE_CLASSES`: the names of the classes of the blames whose errors are misuse of retryplan itself
+/// ([`Blame::is_misuse`]), which the failure table (`_failures.py`) makes no attempt's outcome. Names, not the
+/// classes: the table matches by name, and importing `_error_classes` (and `typing` with it) would slow down
+/// every process's first `@retry` call.
+fn misuse_classes() -> Result<String, String> {
+    let blame_class = |blame: Blame| BLAME_CLASSES.iter().find(|(b, _)| *b == blame).map(|(_, name)| *name);
     let mut names = Vec::new();
     for blame in Blame::ALL.iter().filter(|blame| blame.is_misuse()) {
-        names.push(blame_class(*blame).ok_or(format!("python_errors: no class name for blame {}", blame.name()))?);
+        let name = blame_class(*blame).ok_or(format!("python_errors: no class name for blame {}", blame.name()))?;
+        names.push(format!("\"{name}\""));
     }
     let tuple = if names.len() == 1 { format!("{},", names[0]) } else { names.join(", ") };
     Ok(format!(
-        "\n\n#: The classes of the blames whose errors are misuse of retryplan itself (the core's ``Blame::is_misuse``):\n\
-         #: one raised inside an attempt is no attempt's outcome; the helper ends the operation and raises it unchanged.\n\
+        "# The classes of the blames whose errors are misuse of retryplan itself (the core's Blame::is_misuse): one\n\
+         # raised inside an attempt is no attempt's outcome; the helper ends the operation and raises it unchanged.\n\
          MISUSE_CLASSES = ({tuple})\n"
     ))
 }
@@ -406,14 +419,18 @@ fn misuse_classes(blame_class: impl Fn(Blame) -> Option<&'static str>) -> Result
 mod tests {
     use super::*;
 
-    /// `MISUSE_CLASSES` as written in `_error_classes.py` (what `_failures.py` never makes an attempt's outcome)
+    /// `MISUSE_CLASSES` as written in `_failures.py` (what it never makes an attempt's outcome)
     /// holds a blame's class exactly when the core's `Blame::is_misuse` says its errors are misuse.
     #[test]
     fn the_misuse_classes_are_those_of_the_blames_the_core_calls_misuse() {
-        let text = std::fs::read_to_string(crate::workspace_root().join(ERRORS)).unwrap();
+        let text = std::fs::read_to_string(crate::workspace_root().join(FAILURES)).unwrap();
         let line = text.lines().find_map(|line| line.strip_prefix("MISUSE_CLASSES = (")).unwrap();
-        let listed: Vec<&str> =
-            line.trim_end_matches(')').split(',').map(str::trim).filter(|n| !n.is_empty()).collect();
+        let listed: Vec<&str> = line
+            .trim_end_matches(')')
+            .split(',')
+            .map(|name| name.trim().trim_matches('"'))
+            .filter(|n| !n.is_empty())
+            .collect();
         for (blame, class) in BLAME_CLASSES {
             assert_eq!(listed.contains(&class), blame.is_misuse(), "{class}: {line}");
         }
