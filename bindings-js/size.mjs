@@ -199,8 +199,15 @@ const RUNTIME_LIMIT = 55_700;
  * through a redirect as possibly processed: 50904 B on the merged tree,
  * against 50408 B at the session's start (the refusals about +430 B of
  * wasm, the redirect about +45 B: test/page.test.mjs), so 51000 B.
+ * Then session 19 (issue 23's drift between the helpers): a request's own
+ * Idempotency-Key read without the whitespace around it (RFC 9110 §5.5, the
+ * core's one rule for every language: about +16 B) and the driver keeping
+ * the status of a response that is no HTTP status for the ending's words
+ * (its field and the hand-in's wider argument, about +90 B; the words
+ * themselves are not in the browser runtimes): 51013 B, against 50904 B for
+ * the base measured in the same run, +109 B (all wasm), so 51300 B.
  */
-const LEAN_RUNTIME_LIMIT = 51_000;
+const LEAN_RUNTIME_LIMIT = 51_300;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

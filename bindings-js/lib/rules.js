@@ -142,6 +142,7 @@ export const RULES = [
   ["request_key_syntax", "must be a Structured Field String (draft-ietf-httpapi-idempotency-key-header: printable ASCII in double quotes, only \\\" and \\\\ escaped) or a bare key of visible ASCII characters, got {0:q}"],
   ["unknown_error_hint", "the last attempt raised an error the failure table does not know, which counts as ambiguous (retried while the operation may repeat an attempt that may have had its effect, reconciled when it may not); to decide otherwise, return an outcome from {0} (an application verdict: retryable, not_retryable, conflict)"],
   ["ending_with_hint", "{0}; {1}"],
+  ["malformed_status", "the last response's status {0} is no HTTP status (100..=599): read as a malformed response, the server's fault"],
   ["step_start_attempt"],
   ["step_start_hedge"],
   ["step_wait"],

@@ -13,13 +13,17 @@ import { rejection } from './assertions.mjs';
 import { scriptedServer } from './scripted-server.mjs';
 
 // Each path's answers by request, the last repeating: 'busy' (503, Retry-After: 0), 'ok', 'stall' (never answered),
-// 'redirect' (302 to /landing).
+// 'redirect' (302 to /landing), 'to-drop' (302 to /drop), 'drop' (the connection closed, unanswered), 'weird' (a
+// status of 999, which is no HTTP status).
 const scripts = {
   '/busy-then-ok': ['busy', 'ok'],
   '/busy': ['busy'],
   '/stall': ['stall'],
   '/redirect': ['redirect'],
   '/landing': ['ok'],
+  '/to-drop': ['to-drop'],
+  '/drop': ['drop'],
+  '/weird': ['weird'],
 };
 let server;
 let base;
@@ -33,6 +37,9 @@ before(async () => {
       if (action === 'ok') return response.writeHead(200).end('done');
       if (action === 'busy') return response.writeHead(503, { 'retry-after': '0' }).end('busy');
       if (action === 'redirect') return response.writeHead(302, { location: '/landing' }).end();
+      if (action === 'to-drop') return response.writeHead(302, { location: '/drop' }).end();
+      if (action === 'drop') return response.socket.destroy();
+      if (action === 'weird') return response.writeHead(999).end('weird');
       // 'stall': never answer; the socket is destroyed when the server closes.
     },
   );
@@ -239,6 +246,26 @@ test("redirect: 'error' meeting a redirect is the caller's request: fetch's Type
   const followed = await retryFetch(`${base}/redirect?follow`, {}, { policy: policy() });
   assert.equal(followed.decision.type, 'succeeded');
   assert.equal(await followed.response.text(), 'done');
+});
+
+test('an ending after a redirect names the request the caller made, as every language does (not the URL redirected to)', async () => {
+  // GET /to-drop is redirected to /drop, whose connection closes unanswered on each of the three attempts.
+  const error = await rejection(retryFetch(`${base}/to-drop`, {}, { policy: policy() }));
+  assert.ok(error instanceof GaveUpError, String(error));
+  assert.equal(error.message, `retryplan: GET ${base}/to-drop: gave up after 3 attempts: attempts_exhausted`);
+  assert.equal(seen.get('/drop').length, 3);
+});
+
+test("an ending after a status that is no HTTP status (999) says so, in the core's words", async () => {
+  // Each 999 is read as a malformed response (a lost connection: the response is released); the GET is retried.
+  const error = await rejection(retryFetch(`${base}/weird`, {}, { policy: policy() }));
+  assert.ok(error instanceof GaveUpError, String(error));
+  assert.equal(
+    error.message,
+    `retryplan: GET ${base}/weird: gave up after 3 attempts: attempts_exhausted; the last response's status 999 is ` +
+      "no HTTP status (100..=599): read as a malformed response, the server's fault",
+  );
+  assert.equal(seen.get('/weird').length, 3);
 });
 
 test('a fetch resolving to something that is not a response ends at once with an error naming `fetch`', async () => {

@@ -64,8 +64,15 @@ import { serve } from './serve.mjs';
  * whatever its kind, both signals followed, the key under one header, a
  * fetch resolving to no Response refused: about +225 B of JS): 57336 B
  * (44145 + 13191) and 62842 B (48893 + 13949), within the gates.
+ * Session 19 (issue 23's drift between the helpers: a request's own
+ * Idempotency-Key read without the whitespace around it, the core's one
+ * rule, about +16 B; the driver keeping the status of a response that is no
+ * HTTP status for the ending's words, about +90 B): 57456 B (44254 + 13202)
+ * and 62964 B (49002 + 13962), against 57348 B (44145 + 13203) and 62854 B
+ * (48893 + 13961) for the base measured in the same run: +108 B and +110 B,
+ * all wasm. So 57750 B and 63250 B.
  */
-const GATE = { checkout: 57_350, shop: 62_900 };
+const GATE = { checkout: 57_750, shop: 63_250 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

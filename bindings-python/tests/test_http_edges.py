@@ -234,3 +234,66 @@ def test_requests_a_bytes_like_body_is_sent_again(server: Server, body: Any) -> 
     with session(KEYED) as s:
         assert s.post(server.url + "/orders", data=body).status_code == 201
     assert [seen["body"] for seen in server.script.seen] == [b"xy", b"xy"]
+
+
+# 6. the request's own Idempotency-Key: the whitespace around it is not part of it (RFC 9110 §5.5), inside it is
+
+
+def send(library: str, url: str, method: str = "GET", body: Any = None, headers: Any = None) -> Any:
+    """The response to ``method url`` (with ``body`` and ``headers``) through ``library``'s helper under FAST."""
+    policy = Policy.from_dict(FAST)
+    if library == "requests":
+        with session(FAST) as s:
+            return s.request(method, url, data=body, headers=headers)
+    if library == "httpx":
+        with httpx.Client(transport=RetryTransport(policy=policy)) as c:
+            return c.request(method, url, content=body, headers=headers)
+
+    async def main() -> Any:
+        async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy)) as c:
+            return await c.request(method, url, content=body, headers=headers)
+
+    return asyncio.run(main())
+
+
+LIBRARIES = ["requests", "httpx", "httpx_async"]
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_the_whitespace_around_a_requests_own_key_is_not_part_of_it(server: Server, library: str) -> None:
+    """The key is the field value without the spaces and tabs around it, as fetch's Headers and OkHttp give it to
+    the JS and Kotlin helpers: the POST is keyed by order-77 and sends exactly that (the core's rule, one for every
+    language; requests refuses a value that starts with whitespace itself, so its value only ends with some)."""
+    server.script.queue(("drop", None), status(201))
+    value = "order-77 \t" if library == "requests" else "\t order-77 "
+    response = send(library, server.url + "/orders", "POST", b"x", {"Idempotency-Key": value})
+    assert response.status_code == 201
+    assert [seen["headers"]["idempotency-key"] for seen in server.script.seen] == ["order-77"] * 2
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("value", ["order 77", "order\t77"], ids=["space", "tab"])
+def test_a_bare_key_with_whitespace_inside_is_refused_before_anything_is_sent(
+    server: Server, library: str, value: str
+) -> None:
+    with pytest.raises(InvalidArgumentError) as raised:
+        send(library, server.url + "/orders", "POST", b"x", {"Idempotency-Key": value})
+    assert raised.value.field == "Idempotency-Key"
+    assert server.script.seen == []
+
+
+# 7. a status that is no HTTP status
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_an_ending_after_a_status_that_is_no_http_status_says_so(server: Server, library: str) -> None:
+    """Each 999 is read as a malformed response (the server's fault, a lost connection: the response is closed); the
+    GET is retried, and the ending says what came back, in the core's words (every language's)."""
+    server.script.queue(*[status(999)] * 4)
+    with pytest.raises(retryplan.GaveUpError) as raised:
+        send(library, server.url + "/weird")
+    assert len(server.script.seen) == 4
+    assert str(raised.value) == (
+        f"retryplan: GET {server.url}/weird: gave up after 4 attempts: attempts_exhausted; the last response's "
+        "status 999 is no HTTP status (100..=599): read as a malformed response, the server's fault"
+    )

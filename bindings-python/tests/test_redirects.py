@@ -197,3 +197,30 @@ def test_a_keyed_write_redirected_307_keeps_its_key_on_the_next_hop(server: Serv
         asyncio.run(main())
     keys = [(seen["path"], seen["headers"].get("idempotency-key")) for seen in server.script.seen]
     assert [path for path, _ in keys] == ["/a", "/b"] and keys[0][1] and keys[0][1] == keys[1][1], keys
+
+
+@pytest.mark.parametrize("library", ["requests", "httpx", "httpx_async"])
+def test_a_hops_ending_names_the_request_the_caller_made(server: Server, library: str) -> None:
+    """The next hop of a redirect runs as an operation of its own, named (in its ending and its log lines) by the
+    request the caller made, as retryFetch and Kotlin's helpers name theirs (they follow redirects inside the
+    attempt): the URL a user searches the logs for, the same words in every language."""
+    server.script.queue(redirect("/b"), ("drop", None), ("drop", None), ("drop", None))  # /b: closed, unanswered
+    policy = Policy.from_dict(POLICY)
+    url = server.url + "/a"
+    with pytest.raises(GaveUpError) as raised:
+        if library == "requests":
+            with requests.Session() as s:
+                s.mount("http://", RetryAdapter(policy=policy))
+                s.get(url)
+        elif library == "httpx":
+            with httpx.Client(transport=RetryTransport(policy=policy), follow_redirects=True) as c:
+                c.get(url)
+        else:
+
+            async def main() -> None:
+                async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy), follow_redirects=True) as c:
+                    await c.get(url)
+
+            asyncio.run(main())
+    assert [seen["path"] for seen in server.script.seen] == ["/a", "/b", "/b", "/b"]
+    assert str(raised.value) == f"retryplan: GET {url}: gave up after 3 attempts: attempts_exhausted"

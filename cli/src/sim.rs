@@ -499,7 +499,7 @@ impl<'a> Simulation<'a> {
                     _ => {}
                 }
                 let last_result = self.slots.get(slot as usize).and_then(|entry| entry.op.as_ref()?.last);
-                let ending = Ending { decision, last_result, result: None };
+                let ending = Ending { decision, last_result, result: None, malformed_status: None };
                 let reply = if self.setup.propagated
                     && answers_do_not_retry(&ending.decision, ending.last_result.as_ref().map(|last| &last.outcome))
                 {

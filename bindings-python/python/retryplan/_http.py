@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Dict, List, Optional, Tuple
 
     from ._native import Attempt, Ending
+    from ._redirects import Hop
 
 
 _CORE_KEY_HEADER = IDEMPOTENCY_KEY_HEADER.lower()  # the core's outgoing headers are by lower-case name
@@ -166,12 +167,16 @@ class HttpHelper:
         run.read = head
         return run
 
-    def describe(self, run: Run, method: str, url: str) -> None:
-        """Names the operation by its request, in endings, logs and spans: the core's ``request_name`` (``url`` as the
-        client gives it, without user info or fragment)."""
-        run.name = request_name(method, url)
+    def describe(self, run: Run, method: str, url: str, hop: Optional[Hop] = None) -> None:
+        """Names the operation by its request, in endings and logs: the core's ``request_name`` (``url`` as the
+        client gives it, without user info or fragment). The next hop of a redirect (``hop``) keeps the name of the
+        request the caller made, as in every language (retryFetch and Kotlin's helpers follow redirects inside the
+        attempt and name the request asked for): the URL a user searches the logs for. Its spans name the URL this
+        hop was sent to (``url.full``, the request actually sent)."""
+        name = request_name(method, url)
+        run.name = name if hop is None else hop.name
         if run.telemetry is not None:
-            run.telemetry.request(method, run.name[len(method) + 1 :])
+            run.telemetry.request(method, name[len(method) + 1 :])
 
     def attempt_headers(self, attempt: Attempt, run: Run) -> Dict[str, str]:
         """The headers of this attempt's request: its request id, the core's headers for the next hop (served

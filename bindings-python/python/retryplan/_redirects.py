@@ -28,14 +28,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class Hop:
     """A redirect a helper returned: the request it answered (weakly), the operation's deadline (seconds on the
-    helper's clock) and its idempotency key, which the next hop continues."""
+    helper's clock), its idempotency key and its name (the request the caller made), which the next hop continues."""
 
-    __slots__ = ("origin", "deadline", "idempotency_key")
+    __slots__ = ("origin", "deadline", "idempotency_key", "name")
 
     def __init__(self, origin: Any, run: Run) -> None:
         self.origin = weakref.ref(origin)
         self.deadline = run.driver.deadline_ms / 1000.0
         self.idempotency_key = run.driver.idempotency_key
+        self.name: str = run.name
 
     def follows(self, request: Any) -> bool:
         """True when ``request`` is the next hop (not the very request the redirect answered, sent again)."""

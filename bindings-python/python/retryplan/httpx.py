@@ -189,12 +189,14 @@ def _start(http: HttpHelper, request: httpx.Request) -> Run:
     of a redirect this transport returned runs within that operation's deadline, with its key."""
     given = _request_options(request.extensions.get("retryplan"))
     hop = request.extensions.get(_HOP)
-    if isinstance(hop, _Hop) and hop.follows(request):
+    if not (isinstance(hop, _Hop) and hop.follows(request)):
+        hop = None
+    if hop is not None:
         given = hop.continued(given)
     _check_body(request.stream)
     one_shot = not isinstance(request.stream, httpx.ByteStream)  # bytes (read or given) are sent again as they are
     run = http.start(request.method, request.headers, given, one_shot_body=one_shot)
-    http.describe(run, request.method, str(request.url))
+    http.describe(run, request.method, str(request.url), hop)  # a hop is named by the request the caller made
     return run
 
 

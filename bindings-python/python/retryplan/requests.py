@@ -263,10 +263,12 @@ class RetryAdapter(HTTPAdapter):
         options = None if self.idempotent is None else {"idempotent": self.idempotent}
         hop, self.redirected.hop = getattr(self.redirected, "hop", None), None
         following = _following()
-        if hop is not None and hop.following is following and hop.follows(request):
+        if not (hop is not None and hop.following is following and hop.follows(request)):
+            hop = None
+        if hop is not None:
             options = hop.continued(options)
         run = self.http.start(method, request.headers, options, one_shot_body=not _replayable(request))
-        self.http.describe(run, method, request.url or "")
+        self.http.describe(run, method, request.url or "", hop)  # a hop is named by the request the caller made
         settings = (timeout, verify, cert, proxies)
         ending = run.call(self._attempt, (run, request, settings), self.sleep)
         response: requests.Response = self.http.finish(run, ending)

@@ -330,6 +330,7 @@ pub fn output() -> Result<Output, String> {
         decision: Decision::Reconcile { attempts: 3, remaining_ms: 0, abort_attempts: AttemptSet::EMPTY },
         last_result: full.then_some(result),
         result: full.then_some(EndingResult { token: 4, returned: true, readable_until_ms: None, held: Held::Value }),
+        malformed_status: None,
     };
     let event = |full: bool| Event { at_ms: 5, decision: ending(false).decision, after: full.then_some(result) };
     let result_keys = keys(Value::from_serialize(&result), Value::from_serialize(&result))?;

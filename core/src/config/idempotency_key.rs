@@ -60,8 +60,12 @@ impl IdempotencyKey {
     }
 
     /// The key a request carries in its own `Idempotency-Key` header
-    /// ([`IDEMPOTENCY_KEY_HEADER`]), exactly as
-    /// written: it is sent back unchanged on every attempt. Two forms are read:
+    /// ([`IDEMPOTENCY_KEY_HEADER`]): the field value, exactly as written, without
+    /// the optional whitespace (spaces and horizontal tabs) around it, which is
+    /// not part of a field value (RFC 9110 §5.5: parsers exclude it; fetch's
+    /// `Headers` and OkHttp strip it before any helper reads the header, so
+    /// every language reads `" order-5001\t"` as `order-5001`). It is sent back
+    /// unchanged on every attempt. Two forms are read:
     ///
     /// - a Structured Field String (RFC 9651 §3.3.3), the syntax
     ///   `draft-ietf-httpapi-idempotency-key-header` gives the field:
@@ -72,13 +76,18 @@ impl IdempotencyKey {
     ///   (`order-5001`), checked as [`IdempotencyKey::new`] checks a key.
     ///
     /// Either is at most 255 bytes as written, and holds at least one
-    /// character: an empty value and the empty string `""` are refused.
+    /// character: an empty value (or only whitespace) and the empty string
+    /// `""` are refused. Whitespace inside the value is the value's: a bare
+    /// key holds none (`a key` is refused), a String may hold spaces
+    /// (`"a key"`), and neither holds a tab.
     ///
     /// ```
     /// use retryplan::IdempotencyKey;
     /// assert_eq!(IdempotencyKey::from_request_header("order-5001").unwrap().as_str(), "order-5001");
+    /// assert_eq!(IdempotencyKey::from_request_header(" order-5001\t").unwrap().as_str(), "order-5001");
     /// assert_eq!(IdempotencyKey::from_request_header("\"a \\\"key\\\"\"").unwrap().as_str(), "\"a \\\"key\\\"\"");
-    /// for bad in ["", "\"\"", "\"open", "\"a\"b", "\"\\n\"", "a key"] {
+    /// assert_eq!(IdempotencyKey::from_request_header("\t\"a key\" ").unwrap().as_str(), "\"a key\"");
+    /// for bad in ["", " \t ", "\"\"", "\"open", "\"a\"b", "\"\\n\"", "a key", "a\tkey", "\"a\tkey\"", "\nkey"] {
     ///     assert!(IdempotencyKey::from_request_header(bad).is_err(), "{bad:?}");
     /// }
     /// ```
@@ -88,6 +97,8 @@ impl IdempotencyKey {
     /// empty or `""`, longer than 255 bytes, or neither form.
     pub fn from_request_header(value: &str) -> Result<IdempotencyKey, Error> {
         let refuse = |rule| Error::InvalidArgument { field: IDEMPOTENCY_KEY_HEADER, rule };
+        // RFC 9110 §5.5: the OWS around a field value (SP, HTAB) is not part of it.
+        let value = value.trim_matches([' ', '\t']);
         // `""` is the Structured Field String that holds nothing: as empty as no value.
         if value.is_empty() || value == "\"\"" {
             return Err(refuse(message!(RequestKeyEmpty, MAX_IDEMPOTENCY_KEY_LEN)));

@@ -181,6 +181,8 @@ struct ResponseRead {
     declined: bool,
     /// The client followed a redirect inside the attempt to get it.
     redirected: bool,
+    /// The status, when it was no HTTP status (read as a malformed response).
+    malformed_status: Option<i64>,
 }
 
 /// The latest accepted result the host holds under a token.
@@ -240,6 +242,9 @@ pub struct Driver {
     queue: ActionQueue,
     /// The last attempt result taken into account.
     last_result: Option<AttemptResult>,
+    /// The status of `last_result`'s response when it was no HTTP status
+    /// ([`Ending::malformed_status`]).
+    malformed_status: Option<i64>,
     /// The latest accepted result handed in with a token.
     kept: Option<Kept>,
     /// Tokens the host must release, oldest first (handed out before any
@@ -280,6 +285,7 @@ impl Driver {
             state: State::Live,
             queue: ActionQueue::new(),
             last_result: None,
+            malformed_status: None,
             kept: None,
             releases: VecDeque::new(),
             ending_result: None,
@@ -507,7 +513,9 @@ impl Driver {
     ) -> Result<Receipt, Error> {
         let declined = self.reads_declined_retry() && header(RETRYPLAN_RETRYABLE).is_some_and(declines_retry);
         let outcome = self.operation.policy().http_outcome(status, header, now_unix_ms);
-        let read = ResponseRead { declined, redirected };
+        // A response's outcome is a transport failure only when its status was no HTTP status.
+        let malformed_status = matches!(outcome, Outcome::Transport { .. }).then_some(status);
+        let read = ResponseRead { declined, redirected, malformed_status };
         self.hand_in(now_ms, attempt, outcome, token.map(|token| (token, Held::Value)), read)
     }
 
@@ -518,7 +526,7 @@ impl Driver {
         attempt: u32,
         outcome: Outcome,
         held: Option<(u64, Held)>,
-        ResponseRead { declined, redirected }: ResponseRead,
+        ResponseRead { declined, redirected, malformed_status }: ResponseRead,
     ) -> Result<Receipt, Error> {
         if attempt == 0 || attempt > self.operation.attempts_started() {
             return Err(Error::AttemptNotRunning { attempt, running: self.operation.running_list() });
@@ -538,6 +546,7 @@ impl Driver {
         let abort_at_ms = self.operation.abort_at_ms(attempt).unwrap_or(now_ms);
         let decision = self.operation.on_classified_outcome(now_ms, attempt, &outcome, class)?;
         self.last_result = Some(AttemptResult { attempt, outcome });
+        self.malformed_status = malformed_status;
         self.keep(held.map(|(token, held)| Kept { token, held, abort_at_ms }));
         self.take(now_ms, decision);
         Ok(Receipt::Accepted)
@@ -615,6 +624,7 @@ impl Driver {
             let Ok(decision) = self.operation.on_outcome(now_ms, attempt, &outcome) else { return };
             self.queue.push_abort(attempt, AbortReason::TimedOut);
             self.last_result = Some(AttemptResult { attempt, outcome });
+            self.malformed_status = None;
             self.keep(None);
             self.take(now_ms, decision);
         }
@@ -704,7 +714,12 @@ impl Driver {
     }
 
     fn ending(&self, decision: Decision) -> Ending {
-        Ending { decision, last_result: self.last_result, result: self.ending_result }
+        Ending {
+            decision,
+            last_result: self.last_result,
+            result: self.ending_result,
+            malformed_status: self.malformed_status,
+        }
     }
 
     /// The ending's decision and what it does with the held result, read in

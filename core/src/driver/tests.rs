@@ -483,3 +483,77 @@ fn the_unknown_error_hint_follows_an_error_and_never_a_value() {
         assert!(message.starts_with("retryplan: op: "), "{message}");
     }
 }
+
+/// Polls from `now` (moved on past each sleep) until the driver starts an attempt.
+fn start_next(driver: &mut Driver, now: &mut u64) -> AttemptPlan {
+    loop {
+        match driver.poll_action(*now).unwrap() {
+            Action::StartAttempt(plan) => return plan,
+            Action::Sleep { until_ms } => *now = until_ms,
+            other => panic!("expected a start or a sleep, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn an_ending_after_a_status_that_is_no_http_status_names_it() {
+    let none = |_: &'static str| -> Option<&'static str> { None };
+    let hint = |status: i64| {
+        alloc::format!(
+            "; the last response's status {status} is no HTTP status (100..=599): read as a malformed response, \
+             the server's fault"
+        )
+    };
+    // A GET answered 999, 600 and -1: each read as a malformed response (a lost connection), retried, then given up.
+    let mut get = driver(PLAIN);
+    let mut now = 0;
+    for (attempt, status) in [(1, 999), (2, 600), (3, -1)] {
+        assert_eq!(start_next(&mut get, &mut now).attempt, attempt);
+        now += 20;
+        get.handle_response(now, attempt, None, status, none, 0).unwrap();
+    }
+    let ending = finished(get.poll_action(now).unwrap());
+    assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::AttemptsExhausted, .. }));
+    assert_eq!(ending.last_result.map(|result| result.outcome), Some(Failure::MalformedResponse.outcome()));
+    assert_eq!(ending.malformed_status, Some(-1), "the last response's status");
+    let key = get.idempotency_key().as_str();
+    let words = ending.decision.ending_message("GET /items", key).unwrap().to_string();
+    let message = ending.message("GET /items", key, "outcomeOfError").unwrap().to_string();
+    assert_eq!(message, alloc::format!("{words}{}", hint(-1)));
+
+    // A POST answered 999: reconcile, and the words say what came back.
+    let post = Repeatability::by_method("POST", None).unwrap();
+    let options = OperationOptions::new(7).with_repeatability(post);
+    let mut write = Driver::new(&policy(PLAIN), 0, options, DriverOptions::default()).unwrap();
+    started(write.poll_action(0).unwrap());
+    write.handle_response(20, 1, Some(5), 999, none, 0).unwrap();
+    let ending = finished(write.poll_action(20).unwrap());
+    assert!(matches!(ending.decision, Decision::Reconcile { .. }));
+    let key = write.idempotency_key().as_str();
+    let words = ending.decision.ending_message("POST /orders", key).unwrap().to_string();
+    let message = ending.message("POST /orders", key, "outcomeOfError").unwrap().to_string();
+    assert_eq!(message, alloc::format!("{words}{}", hint(999)));
+
+    // A 999, then results that are no such response: the ending names no status.
+    let mut timed_out = driver(PLAIN);
+    let mut now = 0;
+    start_next(&mut timed_out, &mut now);
+    timed_out.handle_response(now + 20, 1, None, 999, none, 0).unwrap();
+    now += 20;
+    start_next(&mut timed_out, &mut now);
+    timed_out.handle_response(now + 20, 2, None, 503, none, 0).unwrap();
+    now += 20;
+    let third = start_next(&mut timed_out, &mut now);
+    let abort = Action::AbortAttempt { attempt: 3, reason: AbortReason::TimedOut };
+    assert_eq!(timed_out.poll_action(third.abort_at_ms).unwrap(), abort);
+    let ending = finished(timed_out.poll_action(third.abort_at_ms).unwrap());
+    assert_eq!(ending.malformed_status, None, "the last result is the timeout the driver counted");
+    let mut answered = driver(PLAIN);
+    started(answered.poll_action(0).unwrap());
+    answered.handle_response(20, 1, None, 999, none, 0).unwrap();
+    let mut now = 20;
+    start_next(&mut answered, &mut now);
+    answered.handle_response(now + 20, 2, None, 404, none, 0).unwrap();
+    let ending = finished(answered.poll_action(now + 20).unwrap());
+    assert_eq!(ending.malformed_status, None, "a 404 answered last");
+}

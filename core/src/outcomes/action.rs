@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::ground::message::Message;
+use crate::ground::message::{message, Arg, Message, Rule};
 use crate::ground::named::Named;
 use crate::outcomes::classify::Outcome;
 use crate::outcomes::decision::{Decision, RequestId};
@@ -119,6 +119,17 @@ pub struct Ending {
     /// alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<EndingResult>,
+    /// The status the last result's response came with when it was no HTTP
+    /// status (outside 100..=599: the platform gave 999, 0, -1, 70000 ...),
+    /// which the driver read as a malformed response
+    /// ([`Failure::MalformedResponse`](crate::Failure::MalformedResponse):
+    /// `last_result` is then a lost connection, and the status is known only
+    /// here); `None` otherwise. The ending's words name it
+    /// ([`Ending::message`]): the outcome alone would tell the caller a
+    /// connection was lost. Not part of the serialized form (nor the driver
+    /// transcripts).
+    #[serde(skip)]
+    pub malformed_status: Option<i64>,
 }
 
 impl Ending {
@@ -128,26 +139,52 @@ impl Ending {
     /// that classifies errors) when the last attempt raised an error nothing
     /// classified; not when the ending is raised with a value (a value the
     /// caller's `outcomeOfResult` judged ambiguous: no error to classify).
-    /// `operation` names the operation as its helper knows it,
-    /// `idempotency_key` is its key ([`Driver::idempotency_key`](crate::Driver::idempotency_key)).
-    /// None for a success.
+    /// When the last response's status was no HTTP status
+    /// ([`malformed_status`](Ending::malformed_status)), the words say so
+    /// after `"; "`: the status, and that the core read it as a malformed
+    /// response, the server's fault. `operation` names the operation as its
+    /// helper knows it, `idempotency_key` is its key
+    /// ([`Driver::idempotency_key`](crate::Driver::idempotency_key)). None
+    /// for a success.
     ///
     /// ```
-    /// use retryplan::{AttemptResult, Decision, Ending, Outcome, Verdict};
+    /// use retryplan::{AttemptResult, Decision, Ending, Failure, Outcome, Verdict};
     /// let ending = Ending {
     ///     decision: Decision::Reconcile { attempts: 1, remaining_ms: 0, abort_attempts: Default::default() },
     ///     last_result: Some(AttemptResult { attempt: 1, outcome: Outcome::Application { verdict: Verdict::UNKNOWN_ERROR } }),
     ///     result: None,
+    ///     malformed_status: None,
     /// };
     /// let message = ending.message("place_order", "k-1", "outcome_of_error=").unwrap().to_string();
     /// assert!(message.starts_with("retryplan: place_order: the write may have happened"));
     /// assert!(message.ends_with(&Verdict::unknown_error_hint("outcome_of_error=").to_string()));
+    /// let last_result = Some(AttemptResult { attempt: 1, outcome: Failure::MalformedResponse.outcome() });
+    /// let status_999 = Ending { last_result, malformed_status: Some(999), ..ending };
+    /// assert_eq!(
+    ///     status_999.message("POST http://127.0.0.1/orders", "k-1", "outcome_of_error=").unwrap().to_string(),
+    ///     "retryplan: POST http://127.0.0.1/orders: the write may have happened; do not repeat it blindly: look it up \
+    ///      (reconcile it) by its idempotency key \"k-1\"; the last response's status 999 is no HTTP status \
+    ///      (100..=599): read as a malformed response, the server's fault"
+    /// );
     /// ```
     #[must_use]
     pub fn message(&self, operation: &str, idempotency_key: &str, error_hook: &str) -> Option<Message> {
         let last_outcome = self.last_result.map(|result| result.outcome);
         let raised_with_value = matches!(self.result, Some(EndingResult { returned: false, held: Held::Value, .. }));
-        self.decision.ending_message_after(last_outcome, raised_with_value, operation, idempotency_key, error_hook)
+        let words = self.decision.ending_message_after(
+            last_outcome,
+            raised_with_value,
+            operation,
+            idempotency_key,
+            error_hook,
+        )?;
+        Some(match self.malformed_status {
+            Some(status) => Message::new(
+                Rule::EndingWithHint,
+                alloc::vec![Arg::from(words), Arg::from(message!(MalformedStatus, status))],
+            ),
+            None => words,
+        })
     }
 }
 

@@ -13,7 +13,8 @@
 //!   by it, or records it so the outcome can be reconciled); the same key on
 //!   every attempt. The driver's start action says so per attempt.
 //! - If the caller already set that header, the request is keyed and the
-//!   header's value, exactly as written, is the operation's key
+//!   header's value, exactly as written (without the whitespace around it,
+//!   which RFC 9110 §5.5 excludes from a field value), is the operation's key
 //!   ([`Policy::http_request`], one call for every helper): never replace a
 //!   key the caller chose, and never treat a request that carries one as
 //!   unkeyed.
@@ -300,7 +301,9 @@ pub struct HttpRequest {
     /// How the request may be repeated.
     pub repeatability: Repeatability,
     /// The key the caller set in the request's own `Idempotency-Key` header,
-    /// exactly as written: the operation's key, sent on every attempt.
+    /// exactly as written (without the whitespace around it: see
+    /// [`IdempotencyKey::from_request_header`]): the operation's key, sent on
+    /// every attempt.
     pub idempotency_key: Option<IdempotencyKey>,
 }
 

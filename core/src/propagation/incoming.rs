@@ -82,7 +82,7 @@ impl IncomingContext {
         let mut context = IncomingContext::propagated(policy, now_ms, &mut header)
             .map_err(|refused| Error::InvalidRequestHeader(Box::new(refused)))?;
         if let Some(value) = header(IDEMPOTENCY_KEY) {
-            context.idempotency_key = Some(IdempotencyKey::from_request_header(value.trim_matches([' ', '\t']))?);
+            context.idempotency_key = Some(IdempotencyKey::from_request_header(value)?);
         }
         Ok(context)
     }

@@ -173,7 +173,12 @@ fn the_reader_looks_up_only_the_request_headers_listed() {
 /// An ending of `decision` whose last attempt answered HTTP `status`.
 fn ending(decision: crate::Decision, status: u16) -> crate::Ending {
     let outcome = crate::Outcome::HttpStatus { status, retry_after_ms: None, error_code: None };
-    crate::Ending { decision, last_result: Some(crate::AttemptResult { attempt: 2, outcome }), result: None }
+    crate::Ending {
+        decision,
+        last_result: Some(crate::AttemptResult { attempt: 2, outcome }),
+        result: None,
+        malformed_status: None,
+    }
 }
 
 fn gave_up(reason: GiveUpReason) -> crate::Decision {

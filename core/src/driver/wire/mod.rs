@@ -402,7 +402,7 @@ fn transport_failure(word: i64) -> Option<TransportFailure> {
 /// assert_eq!((out[output::ACTION_KIND], out[output::UNTIL_MS]), (ActionKind::Sleep.word(), 140));
 /// assert_eq!(record, [NONE; DECISION_WORDS]);
 /// let decision = Decision::Succeeded { attempts: 2, winner: 2, abort_attempts: AttemptSet::EMPTY };
-/// encode_action(&Action::Finish(Ending { decision, last_result: None, result: None }), &mut out, &mut record);
+/// encode_action(&Action::Finish(Ending { decision, last_result: None, result: None, malformed_status: None }), &mut out, &mut record);
 /// assert_eq!((out[output::ENDING], out[output::DETAIL]), (EndingKind::Succeeded.word(), 2));
 /// assert_eq!((record[decision::DECISION_KIND], record[decision::ABORTS_1]), (DecisionKind::Succeeded.word(), 0));
 /// ```
