@@ -19,7 +19,8 @@ import javax.net.ssl.SSLPeerUnverifiedException
  * throw to the core's failure vocabulary (whose `outcome` says what each
  * means). Classes that are not on every platform (java.net.http is not on
  * Android; OkHttp is the app's choice) are matched by name, so this file
- * links against neither.
+ * links against neither. A `CancellationException` other than a `withTimeout`'s
+ * is no failure: the helpers end the operation with it (Host.kt's `isCancellation`).
  */
 
 /** By exact class name: classes this jar does not link against. */

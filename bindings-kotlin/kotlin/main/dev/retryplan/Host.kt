@@ -6,7 +6,7 @@ import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.SupervisorJob
-import kotlinx.coroutines.isActive
+import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withTimeoutOrNull
 import kotlinx.coroutines.yield
@@ -112,7 +112,7 @@ private val UNKNOWN_ERROR by lazy { Outcome.Application(unknownErrorVerdict()) }
  * late or aborted attempt's value or error can never reach the caller.
  * Aborting an attempt cancels it; cancelling the caller cancels the operation
  * (`cancel` on the wire) and every attempt, and the CancellationException
- * propagates.
+ * propagates. So does a cancellation an attempt raises of its own ([isCancellation]).
  */
 internal class Host<T>(
     private val driver: Driver,
@@ -141,6 +141,9 @@ internal class Host<T>(
 
     @Volatile private var wake: CompletableDeferred<Unit>? = null
 
+    /** The loop's attempts by number, from their start; an aborted one is taken out (the loop's thread only). */
+    private val running = HashMap<Int, Job>()
+
     /** What the loop holds for the driver, by token: a value or an error. */
     private val held = HashMap<Long, Settled>()
     private var nextToken = 0L
@@ -165,7 +168,6 @@ internal class Host<T>(
     }
 
     private suspend fun loop(scope: CoroutineScope, attempt: suspend (Attempt) -> T): Ended<T> {
-        val running = HashMap<Int, Job>()
         try {
             step(W.INPUT_POLL)
             while (true) {
@@ -242,8 +244,6 @@ internal class Host<T>(
         val settled = try {
             Settled(entry.attempt, attempt(entry), null)
         } catch (error: Throwable) {
-            // Aborted by the loop: the driver already counted it; nothing to hand in.
-            if (error is CancellationException && !coroutineContext.isActive) return
             Settled(entry.attempt, null, error)
         }
         // After the end nobody reads the inbox: release what it carried (an exception then reaches nobody).
@@ -272,8 +272,10 @@ internal class Host<T>(
             val outcome = io.outcomeOfResult?.let { judge -> releasingIfThrows(settled) { judge(value) } }
             return handOutcome(token, settled, Held.VALUE, outcome ?: Outcome.Success)
         }
-        // An invalid request, or misuse of retryplan itself (blame caller or configuration): no attempt's outcome.
-        if (io.invalid(error) || error.isMisuse()) throw error
+        // The cancellation of an attempt the loop aborted: the driver already counted it (`timed_out`, or a loser).
+        if (error is CancellationException && settled.attempt !in running) return step(W.INPUT_POLL)
+        // An invalid request, misuse of retryplan itself (blame caller or configuration), or a cancellation: no attempt's outcome.
+        if (io.invalid(error) || error.isMisuse() || error.isCancellation()) throw error
         io.failureOf(error)?.let { return result(token, settled, Held.ERROR, W.OUTCOME_FAILURE, W.word(it)) }
         handOutcome(token, settled, Held.ERROR, outcomeOfError?.invoke(error) ?: UNKNOWN_ERROR)
     }
@@ -380,6 +382,17 @@ internal class Host<T>(
  * operation's typed ending ([OperationFailedException]) is not misuse.
  */
 private fun Throwable.isMisuse() = this is RetryplanException && blame.isMisuse
+
+/**
+ * A cancellation an attempt raised of its own (its block threw a `CancellationException`, `java.util.concurrent`'s
+ * on the JVM, or cancelled its own coroutine), not the loop's abort of it: never an attempt's failure, as Kotlin's
+ * structured concurrency has it (Arrow's `nonFatalOrThrow` too), so the operation ends (`cancelled`), every other
+ * attempt is cancelled and it propagates unchanged.
+ * Not a `TimeoutCancellationException`: `withTimeout` inside the block timed out the block's own work, an exception
+ * kotlinx.coroutines documents for the caller to catch (the block's coroutine is still active), which the failure
+ * table reads as `attempt_timed_out`, retried as the attempt's own timeout is.
+ */
+private fun Throwable.isCancellation() = this is CancellationException && this !is TimeoutCancellationException
 
 /** The failure table of an HTTP helper: the binding's, and any other I/O error of the client as a lost connection. */
 internal fun httpFailureOf(error: Throwable): Failure? = failureOf(error) ?: if (error is java.io.IOException) Failure.CONNECTION_LOST else null

@@ -150,6 +150,16 @@ internal class Helper(
  *   cancelled, the value is passed to [onDiscard]).
  * - Cancelling the calling coroutine cancels the operation (it gives up,
  *   `cancelled`) and every running attempt; the CancellationException propagates.
+ * - A cancellation an attempt raises of its own ([block] throws a
+ *   `CancellationException`, `java.util.concurrent`'s on the JVM, or cancels
+ *   its own coroutine) is never an attempt's failure (structured concurrency:
+ *   a cancellation is not swallowed): the operation ends (`cancelled`), every
+ *   other running attempt is cancelled, and it propagates unchanged. Not so
+ *   the attempt the helper cancels at its `abortAtMs` (`timed_out`, retried),
+ *   nor a `TimeoutCancellationException` a `withTimeout` inside [block]
+ *   throws (the block's own timeout, which kotlinx.coroutines throws for the
+ *   code around `withTimeout` to catch): the failure table's
+ *   `attempt_timed_out`, retried.
  * - Ends without a value throw [GaveUpException], [ReconcileRequiredException]
  *   or [RestartRequiredException], with the last attempt's error as the cause,
  *   or, when the last attempt returned a value [outcomeOfResult] judged a

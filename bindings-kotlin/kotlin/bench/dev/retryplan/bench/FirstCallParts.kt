@@ -13,18 +13,26 @@ import kotlinx.coroutines.yield
 
 /**
  * Where a process's first `retrying {}` goes ([FirstCall] times it whole):
- * each step that loads something for the first time, timed once, in order.
+ * each step that loads something for the first time, timed once, in order,
+ * by the clock and by the main thread's CPU time (which other processes on a
+ * loaded machine do not inflate). The last step is what a first `onDecision`
+ * hook adds (its events are uniffi's typed records), which [FirstCall] pays.
  * Run in a fresh JVM (bench.sh does not run it):
  * `java -cp <bench.sh's classpath> dev.retryplan.bench.FirstCallPartsKt`.
  */
 fun main() {
+    val cpu = java.lang.management.ManagementFactory.getThreadMXBean()
     val t0 = System.nanoTime()
+    val cpu0 = cpu.currentThreadCpuTime
     var last = t0
+    var lastCpu = cpu0
     fun step(name: String, block: () -> Unit) {
         block()
         val now = System.nanoTime()
-        println("%-60s %7.1f ms".format(name, (now - last) / 1e6))
+        val nowCpu = cpu.currentThreadCpuTime
+        println("%-60s %7.1f ms, %5.1f ms of CPU".format(name, (now - last) / 1e6, (nowCpu - lastCpu) / 1e6))
         last = now
+        lastCpu = nowCpu
     }
     step("JNA (com.sun.jna.Native loaded)") { Class.forName("com.sun.jna.Native") }
     lateinit var policy: Policy
@@ -41,5 +49,6 @@ fun main() {
     step("the wire: a first Driver made and closed (JNA direct mapping)") { Driver(policy, 0).close() }
     step("the first retrying { 1 } (what is left: the binding's loop)") { runBlocking { retrying(policy) { 1 } } }
     step("a second retrying { 1 }") { runBlocking { retrying(policy) { 1 } } }
-    println("%-60s %7.1f ms".format("total", (System.nanoTime() - t0) / 1e6))
+    step("a first retrying with onDecision (uniffi's typed events)") { runBlocking { retrying(policy, onDecision = { }) { 1 } } }
+    println("%-60s %7.1f ms, %5.1f ms of CPU".format("total", (System.nanoTime() - t0) / 1e6, (cpu.currentThreadCpuTime - cpu0) / 1e6))
 }

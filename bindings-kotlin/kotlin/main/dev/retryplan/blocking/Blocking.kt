@@ -118,6 +118,8 @@ fun <T> blocking(
  * operation succeeds with no value and this returns null (as JS returns
  * `undefined` and Python `None`): declare `T` nullable (or `Unit`) when the
  * hook may do that.
+ * A `CancellationException` [block] throws (a cancelled `Future`'s `get()`)
+ * ends the operation (`cancelled`) and propagates unchanged, as in the suspend one.
  * [outcomeOfResult] judges each value an attempt returns (an [Outcome], or
  * null for a success) as in the suspend one; an ending raised with such a
  * value carries it as `lastValue`, the caller's (not passed to [onDiscard]).

@@ -26,12 +26,15 @@ import dev.retryplan.unknownErrorHint
 import dev.retryplan.unknownErrorVerdict
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.Job
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.async
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.isActive
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
+import kotlinx.coroutines.yield
 import okhttp3.MediaType
 import okhttp3.OkHttpClient
 import okhttp3.Request
@@ -227,6 +230,88 @@ class SuspendRetryingTest {
         assertEquals(1L, stats.snapshot().gaveUp.cancelled, "the core counted the operation as cancelled")
         assertEquals(GiveUpReason.CANCELLED, (seen.last().decision as Decision.GaveUp).reason)
         stats.close()
+    }
+
+    @Test
+    fun `a CancellationException an attempt throws ends the operation, cancels the other attempts and propagates unchanged`() = runBlocking {
+        val seen = Collections.synchronizedList(mutableListOf<Event>())
+        val calls = AtomicInteger()
+        val ownCancellation = CancellationException("the block's own cancellation")
+        val firstCancelled = CompletableDeferred<Unit>()
+        val thrown = policy(""", "hedging": {"delay_ms": 20, "max_hedged_attempts": 1}""", timeoutMs = 2000).use { policy ->
+            try {
+                retrying(policy, onDecision = events(seen)) { attempt ->
+                    calls.incrementAndGet()
+                    if (attempt.attempt == 1) {
+                        try {
+                            delay(10_000)
+                        } finally {
+                            firstCancelled.complete(Unit)
+                        }
+                    }
+                    throw ownCancellation // the hedge
+                }
+            } catch (cancelled: CancellationException) {
+                cancelled
+            }
+        }
+        assertSame(ownCancellation, thrown, "the attempt's CancellationException propagated unchanged")
+        withTimeout(5_000) { firstCancelled.await() } // the running attempt was cancelled
+        assertEquals(2, calls.get(), "never retried")
+        assertEquals(GiveUpReason.CANCELLED, (seen.last().decision as Decision.GaveUp).reason)
+    }
+
+    @Test
+    fun `an attempt that cancels its own coroutine ends the operation, and its cancellation propagates`() = runBlocking {
+        val seen = Collections.synchronizedList(mutableListOf<Event>())
+        val calls = AtomicInteger()
+        val thrown = policy().use { policy ->
+            try {
+                retrying(policy, onDecision = events(seen)) { _ ->
+                    calls.incrementAndGet()
+                    kotlin.coroutines.coroutineContext[Job]!!.cancel()
+                    yield()
+                    "never"
+                }
+            } catch (cancelled: CancellationException) {
+                cancelled
+            }
+        }
+        assertTrue(thrown is CancellationException, "the attempt's cancellation propagated: $thrown")
+        assertTrue(isActive, "the caller was not cancelled")
+        assertEquals(1, calls.get(), "never retried")
+        assertEquals(GiveUpReason.CANCELLED, (seen.last().decision as Decision.GaveUp).reason)
+    }
+
+    @Test
+    fun `a withTimeout inside the block is the attempt's own timeout, attempt_timed_out and retried`() = runBlocking {
+        val seen = Collections.synchronizedList(mutableListOf<Event>())
+        val value = policy().use { policy ->
+            retrying(policy, onDecision = events(seen)) { attempt ->
+                if (attempt.attempt == 1) withTimeout(1) { CompletableDeferred<Unit>().await() }
+                attempt.attempt
+            }
+        }
+        assertEquals(2, value)
+        assertEquals(Outcome.Transport(TransportFailure.TIMED_OUT), seen.first { it.after != null }.after!!.outcome)
+    }
+
+    @Test
+    fun `a CancellationException a blocking attempt throws ends the operation and propagates unchanged`() {
+        val seen = Collections.synchronizedList(mutableListOf<Decision>())
+        val calls = AtomicInteger()
+        val ownCancellation = java.util.concurrent.CancellationException("a cancelled Future's get()")
+        val thrown = assertThrows(CancellationException::class.java) {
+            policy().use { policy ->
+                retryingBlocking<Unit>(policy, onDecision = { seen += it.decision }) {
+                    calls.incrementAndGet()
+                    throw ownCancellation
+                }
+            }
+        }
+        assertSame(ownCancellation, thrown)
+        assertEquals(1, calls.get(), "never retried")
+        assertEquals(GiveUpReason.CANCELLED, (seen.last() as Decision.GaveUp).reason)
     }
 
     @Test
