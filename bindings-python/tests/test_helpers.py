@@ -573,6 +573,35 @@ def test_async_retry_hedges_and_cancels_the_loser() -> None:
     assert (stats.attempts, stats.hedges, stats.succeeded) == (2, 1, 1)
 
 
+def test_an_async_attempt_that_cancels_itself_ends_the_operation_and_its_cancellation_propagates() -> None:
+    # A cancellation is never swallowed (asyncio, as Kotlin's coroutines and `attempts()`): an attempt that raises
+    # CancelledError of its own, not cancelled by the helper at its abort time, ends the operation (cancelled),
+    # the other running attempts are cancelled, and the CancelledError reaches the caller. It was dropped as an
+    # abort the driver had not made, and the operation waited for the attempt's abort time, then retried.
+    stats, started, cancelled = Stats(), [], []
+
+    @retryplan.retry(HEDGING, seed=1, stats=stats)
+    async def fetch() -> str:
+        attempt = retryplan.current_attempt()
+        assert attempt is not None
+        started.append(attempt.attempt)
+        if attempt.attempt == 1:
+            try:
+                await asyncio.sleep(5)
+            except asyncio.CancelledError:
+                cancelled.append(attempt.attempt)
+                raise
+        raise asyncio.CancelledError("the attempt gave up on its own")
+
+    async def main() -> None:
+        with pytest.raises(asyncio.CancelledError):
+            await fetch()
+
+    asyncio.run(main())
+    assert started == [1, 2] and cancelled == [1]
+    assert stats.gave_up[GiveUpReason.CANCELLED] == 1 and stats.attempts == 2
+
+
 def test_the_hook_decides_only_what_the_failure_table_does_not_know() -> None:
     seen: List[BaseException] = []
     failures = iter([AppError("busy"), ConnectionRefusedError(), AppError("busy")])

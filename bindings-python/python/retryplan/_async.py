@@ -6,7 +6,8 @@ as a task, hedges beside the attempt they hedge; an attempt still running at
 its abort time is cancelled (the driver counts it ``timed_out``), so are the
 losers of a race, and whatever a discarded attempt returned is disposed of.
 Cancelling the caller's task ends the operation (``cancelled``), cancels every
-attempt and propagates.
+attempt and propagates; so does an attempt that cancels itself (raises
+``CancelledError`` of its own): a cancellation is never retried.
 
 ``async_attempts()`` runs its attempts in the caller's task, so one at a
 time, like ``attempts()``; ``async with attempt:`` cancels the block at the
@@ -99,9 +100,11 @@ async def _attempt(run: Run, start: Callable[[Attempt], Awaitable[Any]], plan: A
 
 def _report(run: Run, task: asyncio.Task[Any], plans: Dict[Any, AttemptPlan], running: Dict[int, Any]) -> None:
     plan = plans.pop(task)
-    running.pop(plan.attempt, None)  # unless aborted already
+    aborted = running.pop(plan.attempt, None) is None  # the loop forgets an attempt before it cancels it
     if task.cancelled():
-        return  # aborted: the driver has counted it already
+        if aborted:
+            return  # aborted: the driver has counted it already
+        task.result()  # it cancelled itself: its CancelledError ends the operation and propagates, never retried
     error = task.exception()
     run.settle(plan, None if error is not None else task.result(), error)
 
