@@ -176,3 +176,10 @@ export function driveHeld(response: Response): number | undefined {
   if (next.type === 'finish') return next.result?.returned ? next.result.token : undefined;
   return undefined;
 }
+
+// Names the schema enumerates are literal unions.
+export const everyLayer: PolicyConfig = { propagation: { retryLayer: 'every', readHeaders: ['grpc', 'retryplan'] } };
+// @ts-expect-error: retryLayer is `outermost` or `every`
+export const sometimes: PolicyConfig = { propagation: { retryLayer: 'sometimes' } };
+// @ts-expect-error: readHeaders are the header families grpc, envoy and retryplan
+export const b3: PolicyConfig = { propagation: { readHeaders: ['b3'] } };
