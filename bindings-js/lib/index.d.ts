@@ -496,8 +496,8 @@ export type ConcurrencyLimit = RetrySlots;
 
 /** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs` (Date.now()). Throws "invalid_header". */
 export function parseRetryAfter(value: string, nowUnixMs: number, reading?: RetryAfterReading): number;
-/** The wait in ms a RateLimit field asks for (with its RateLimit-Policy), or null. Throws "invalid_header". */
-export function parseRateLimit(value: string, policyValue?: string): number | null;
+/** The wait in ms a RateLimit field asks for (with its RateLimit-Policy), or undefined when it asks for none. Throws "invalid_header". */
+export function parseRateLimit(value: string, policyValue?: string): number | undefined;
 /** A RateLimit-Reset / X-RateLimit-Reset value (delta-seconds below 1e9, a Unix time from it) as ms. Throws "invalid_header". */
 export function parseRateLimitReset(value: string, nowUnixMs: number): number;
 /** A `retry-after-ms` header value. Throws "invalid_header". */

@@ -9,6 +9,7 @@ import {
   ReconcileRequiredError,
   Operation,
   Outcome as Outcomes,
+  parseRateLimit,
   Policy,
   RetryBudget,
   type RetrySlots,
@@ -183,3 +184,6 @@ export const everyLayer: PolicyConfig = { propagation: { retryLayer: 'every', re
 export const sometimes: PolicyConfig = { propagation: { retryLayer: 'sometimes' } };
 // @ts-expect-error: readHeaders are the header families grpc, envoy and retryplan
 export const b3: PolicyConfig = { propagation: { readHeaders: ['b3'] } };
+
+// A RateLimit field that asks for no wait reads as undefined (never null).
+export const rateLimitWait: number | undefined = parseRateLimit('"default";r=5;t=30');
