@@ -191,6 +191,15 @@ export type Warning =
   | { type: 'worst_case_exceeds_deadline'; worstCaseMs: number; deadlineMs: number }
   | { type: 'guidance_cap_exceeds_deadline'; capMs: number; deadlineMs: number };
 
+/**
+ * An ending as a Timeline writes it (the core's `Decision` as data): as the Ending of its `type`, but
+ * `abortAttempts` is left out when empty, which it is in a worst case (one attempt at a time). In practice a
+ * GaveUp-shaped ending; the other kinds are listed because the core's type allows them.
+ */
+export type TimelineEnding = {
+  [K in Ending['type']]: Omit<Extract<Ending, { type: K }>, 'abortAttempts'> & { abortAttempts?: number[] };
+}[Ending['type']];
+
 /** A policy's worst-case timeline, in ms from the operation's start. */
 export interface Timeline {
   deadlineMs: number;
@@ -199,7 +208,8 @@ export interface Timeline {
   configuredAttempts: number;
   attemptsThatFit: number;
   steps: TimelineStep[];
-  ending: Decision;
+  /** How the worst case ends: a give-up (`gave_up`) for every policy; see TimelineEnding. */
+  ending: TimelineEnding;
   unboundedWorstCaseMs: number | null;
   warnings: Warning[];
 }

@@ -36,3 +36,12 @@ try {
   // One error class for both entries.
   if (error instanceof RetryplanError && error instanceof SameError) console.log(error.code, error.violations);
 }
+
+// A timeline's ending is the core's data: an empty abortAttempts is left out.
+const ending = Policy.profile('read').explain().ending;
+export function abortedOf(): number[] {
+  if (ending.type !== 'gave_up') return [];
+  // @ts-expect-error: a give-up's abortAttempts may be absent here (an operation's always has one)
+  return ending.abortAttempts;
+}
+export const endingAborts: number[] = ending.abortAttempts ?? [];
