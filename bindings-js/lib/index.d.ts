@@ -48,6 +48,12 @@ export type CompiledForm = Uint8Array | ArrayBuffer;
 
 /** Misuse of the engine. A failed attempt is never an error: it is an Outcome, and giving up is a Decision. */
 export class RetryplanError extends Error {
+  /**
+   * What the entries throw; a test fake may make one too. `code` sets `blame` (the code's, by the core's
+   * table); `message` is the whole message (empty when left out). The optional fields (`field`, `config`,
+   * ...) are not arguments: the entries set them on the errors they throw.
+   */
+  constructor(code: ErrorCode | CompiledFormErrorCode, message?: string);
   readonly name: 'RetryplanError';
   readonly code: ErrorCode | CompiledFormErrorCode;
   /** Who must act (the core's `Error::blame()`, one per code; see the README's errors section). */
@@ -840,6 +846,21 @@ export function wasmTrapped(): boolean;
  * and URL, `run`'s function name), what happened and what to do.
  */
 export class OperationFailedError extends Error {
+  /**
+   * What the helpers throw; a test fake may make one too (as a GaveUpError, ReconcileRequiredError or
+   * RestartRequiredError, whose constructors take the same arguments, `decision` of their own kind).
+   * `attempts` is `decision.attempts`; `message` is the whole message (empty when left out: the helpers
+   * give the core's text); `cause`, when given, is the error's `cause`; `lastValue` the value the last
+   * attempt returned.
+   */
+  constructor(
+    decision: GaveUp | Reconcile | Restart,
+    idempotencyKey: string,
+    lastOutcome?: Outcome,
+    cause?: unknown,
+    message?: string,
+    lastValue?: unknown,
+  );
   /** The ending decision. */
   readonly decision: GaveUp | Reconcile | Restart;
   /** Attempts started, hedges included. */
@@ -858,17 +879,44 @@ export class OperationFailedError extends Error {
 }
 /** The operation gave up: `reason` says why. */
 export class GaveUpError extends OperationFailedError {
+  /** As OperationFailedError's; `reason` is `decision.reason`. */
+  constructor(
+    decision: GaveUp,
+    idempotencyKey: string,
+    lastOutcome?: Outcome,
+    cause?: unknown,
+    message?: string,
+    lastValue?: unknown,
+  );
   readonly name: 'GaveUpError';
   readonly decision: GaveUp;
   readonly reason: GiveUpReason;
 }
 /** An unsafe write may have happened: look it up by `idempotencyKey`, never repeat it blindly. */
 export class ReconcileRequiredError extends OperationFailedError {
+  /** As OperationFailedError's. */
+  constructor(
+    decision: Reconcile,
+    idempotencyKey: string,
+    lastOutcome?: Outcome,
+    cause?: unknown,
+    message?: string,
+    lastValue?: unknown,
+  );
   readonly name: 'ReconcileRequiredError';
   readonly decision: Reconcile;
 }
 /** A conflict: re-read, recompute, and start a new operation before `deadlineMs`. */
 export class RestartRequiredError extends OperationFailedError {
+  /** As OperationFailedError's; `deadlineMs` is `decision.deadlineMs`. */
+  constructor(
+    decision: Restart,
+    idempotencyKey: string,
+    lastOutcome?: Outcome,
+    cause?: unknown,
+    message?: string,
+    lastValue?: unknown,
+  );
   readonly name: 'RestartRequiredError';
   readonly decision: Restart;
   readonly deadlineMs: number;
