@@ -94,15 +94,15 @@ export const NOT_IN_LEAN = {
  */
 const NOT_CARRIED_TYPES = [
   [
-    'static fromConfig(config: PolicyConfig): Policy;',
+    'static fromConfig(config: PlainConfig<PolicyConfig>): Policy;',
     'Policy.fromConfig',
-    'static fromConfig(config: PolicyConfig): never;',
+    'static fromConfig(config: PlainConfig<PolicyConfig>): never;',
   ],
   ['static profile(name: ProfileName): Policy;', 'Policy.profile', 'static profile(name: ProfileName): never;'],
   [
-    'static fromConfig(config: DependencyConfig): Dependency;',
+    'static fromConfig(config: PlainConfig<DependencyConfig>): Dependency;',
     'Dependency.fromConfig',
-    'static fromConfig(config: DependencyConfig): never;',
+    'static fromConfig(config: PlainConfig<DependencyConfig>): never;',
   ],
   ['constructor(config: BudgetConfig);', 'new RetryBudget', 'constructor(config: BudgetConfig);'],
   ['constructor(config: BreakerConfig);', 'new CircuitBreaker', 'constructor(config: BreakerConfig);'],

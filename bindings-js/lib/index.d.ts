@@ -43,6 +43,16 @@ export interface Violation {
   message: string;
 }
 
+// Each entry (this one, retryplan/tools, the browser runtimes) is its own build: its Policy, Stats, Dependency,
+// RetryBudget, CircuitBreaker and IncomingContext are refused by another entry's functions ("must be a Policy").
+// Each class carries a protected brand (`entry`, types only) so that TypeScript refuses them there too.
+
+/**
+ * A configuration as plain data, what `fromConfig` reads: not an object of the API (a Policy, a Dependency:
+ * each has `free`), which the reader refuses ("invalid_config", not plain data).
+ */
+export type PlainConfig<Config> = Config & { free?: never };
+
 /** A compiled form: the bytes `compilePolicy`/`compileDependency` (retryplan/tools) or `retryplan compile --out FILE` write. A Node Buffer is a Uint8Array. */
 export type CompiledForm = Uint8Array | ArrayBuffer;
 
@@ -251,13 +261,15 @@ export interface StatsCounters {
 
 /** A validated, immutable policy. Holds wasm memory: `free()` it, or let the GC do it. */
 export class Policy {
+  /** The entry the object is of (types only, a brand): another entry's functions refuse it. */
+  protected readonly entry: 'retryplan';
   protected constructor();
   /**
    * Validates a policy object; throws RetryplanError "config_violations" (with violations) or "invalid_config", config "policy".
    * Plain data only: plain or null-prototype objects (any realm), `Map`s with string keys, arrays, strings,
    * finite numbers, booleans and `null`; `undefined` properties are left out.
    */
-  static fromConfig(config: PolicyConfig): Policy;
+  static fromConfig(config: PlainConfig<PolicyConfig>): Policy;
   /**
    * Reads a compiled policy (`compilePolicy` of retryplan/tools, or `retryplan compile`'s bytes),
    * validated when it was compiled, without the configuration reader: the policy compiled, equal
@@ -337,6 +349,8 @@ export class Operation {
 
 /** Counters over many operations' decisions: give it to drivers and helpers (`{stats}`), which count as the core decides. */
 export class Stats {
+  /** The entry the object is of (types only, a brand): another entry's functions refuse it. */
+  protected readonly entry: 'retryplan';
   constructor();
   /** Adds another set of counters to these (saturating), e.g. per-worker Stats into one. */
   merge(other: Stats): void;
@@ -404,9 +418,11 @@ export class RetryCharge {
  * Holds wasm memory: `free()` it, or let the GC do it.
  */
 export class Dependency {
+  /** The entry the object is of (types only, a brand): another entry's functions refuse it. */
+  protected readonly entry: 'retryplan';
   protected constructor();
   /** Validates a camelCase configuration; errors and field paths (snake_case) match `fromJson` (retryplan/tools). */
-  static fromConfig(config: DependencyConfig): Dependency;
+  static fromConfig(config: PlainConfig<DependencyConfig>): Dependency;
   /**
    * New shared controls (full budget, closed breaker) from a compiled dependency
    * (`compileDependency` of retryplan/tools), without the configuration reader; refused as
@@ -426,6 +442,8 @@ export class Dependency {
 
 /** A retry budget. Operations with a Dependency use it themselves; call it directly only for your own retry loop. */
 export class RetryBudget {
+  /** The entry the object is of (types only, a brand): another entry's functions refuse it. */
+  protected readonly entry: 'retryplan';
   /** Validates a configuration: a reading error (`invalid_config`, config "budget") names the path from the budget ("kind"), a violation (`config_violations`, config "budget") "max_tokens" too; a dependency's are "budget.kind", "budget.max_tokens". */
   constructor(config: BudgetConfig);
   /** Counts an original request (a first attempt). */
@@ -465,6 +483,8 @@ export class BreakerPermit {
 
 /** A circuit breaker. Operations with a Dependency use it themselves. */
 export class CircuitBreaker {
+  /** The entry the object is of (types only, a brand): another entry's functions refuse it. */
+  protected readonly entry: 'retryplan';
   /** Validates a configuration: a reading error (`invalid_config`, config "breaker") names the path from the breaker ("trip.kind"), a violation (`config_violations`, config "breaker") "open_ms" too; a dependency's are "breaker.trip.kind", "breaker.open_ms". */
   constructor(config: BreakerConfig);
   /** A permit, or undefined when refused (open, or every half-open probe taken). */
@@ -622,6 +642,8 @@ export type Protocol = 'http' | 'grpc';
  * retryplan/tools only (the browser runtime serves no request).
  */
 export class IncomingContext {
+  /** The entry the object is of (types only, a brand): another entry's functions refuse it. */
+  protected readonly entry: 'retryplan';
   /**
    * Reads `headers` (a lookup by lower-case name, a `Headers`/`Map`, or Node's
    * `req.headers`, several field lines joined by ", ") under `policy` at
