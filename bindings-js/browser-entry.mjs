@@ -94,15 +94,15 @@ export const NOT_IN_LEAN = {
  */
 const NOT_CARRIED_TYPES = [
   [
-    'static fromConfig(config: PolicyConfig): Policy;',
+    'static fromConfig(config: PlainConfig<PolicyConfig>): Policy;',
     'Policy.fromConfig',
-    'static fromConfig(config: PolicyConfig): never;',
+    'static fromConfig(config: PlainConfig<PolicyConfig>): never;',
   ],
   ['static profile(name: ProfileName): Policy;', 'Policy.profile', 'static profile(name: ProfileName): never;'],
   [
-    'static fromConfig(config: DependencyConfig): Dependency;',
+    'static fromConfig(config: PlainConfig<DependencyConfig>): Dependency;',
     'Dependency.fromConfig',
-    'static fromConfig(config: DependencyConfig): never;',
+    'static fromConfig(config: PlainConfig<DependencyConfig>): never;',
   ],
   ['constructor(config: BudgetConfig);', 'new RetryBudget', 'constructor(config: BudgetConfig);'],
   ['constructor(config: BreakerConfig);', 'new CircuitBreaker', 'constructor(config: BreakerConfig);'],
@@ -150,6 +150,19 @@ function browserTypes(index, controls) {
     throw new Error('browser-entry.mjs: lib/index.d.ts no longer declares propagation as expected');
   const never = `/**\n * @deprecated The browser runtime serves no request: it carries no IncomingContext, \`propagation\` or\n * \`currentIncoming\` (retryplan in Node, or retryplan/tools, does).\n */\nexport type IncomingContext = never;\n`;
   text = `${text.slice(0, from)}${never}${text.slice(to + 'export function currentIncoming(): IncomingContext | undefined;\n'.length)}`;
+  // OpenTelemetry (lib/otel.js, LEFT_OUT) is not exported either: its two functions and the API they take go.
+  const otelFrom = text.indexOf(
+    '/**\n * Node and tools entries: reports every `run` and `retryFetch` through\n * OpenTelemetry',
+  );
+  const otelEnd = '\n  SpanStatusCode: unknown;\n}\n';
+  const otelTo = text.indexOf(otelEnd, otelFrom);
+  if (
+    otelFrom < 0 ||
+    otelTo < otelFrom ||
+    !text.slice(otelFrom, otelTo).includes('export interface OpenTelemetryApi {')
+  )
+    throw new Error('browser-entry.mjs: lib/index.d.ts no longer declares OpenTelemetry as expected');
+  text = `${text.slice(0, otelFrom)}${text.slice(otelTo + otelEnd.length).replace(/^\n/, '')}`;
   const of = controls
     ? 'the types of `retryplan` under the `browser`\n// condition (the browser runtime; TypeScript reads it with "customConditions": ["browser"])'
     : 'the types of `retryplan/lean`\n// (the lean browser runtime: no shared controls)';

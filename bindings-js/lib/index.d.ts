@@ -43,11 +43,27 @@ export interface Violation {
   message: string;
 }
 
+// Each entry (this one, retryplan/tools, the browser runtimes) is its own build: its Policy, Stats, Dependency,
+// RetryBudget, CircuitBreaker and IncomingContext are refused by another entry's functions ("must be a Policy").
+// Each class carries a protected brand (`entry`, types only) so that TypeScript refuses them there too.
+
+/**
+ * A configuration as plain data, what `fromConfig` reads: not an object of the API (a Policy, a Dependency:
+ * each has `free`), which the reader refuses ("invalid_config", not plain data).
+ */
+export type PlainConfig<Config> = Config & { free?: never };
+
 /** A compiled form: the bytes `compilePolicy`/`compileDependency` (retryplan/tools) or `retryplan compile --out FILE` write. A Node Buffer is a Uint8Array. */
 export type CompiledForm = Uint8Array | ArrayBuffer;
 
 /** Misuse of the engine. A failed attempt is never an error: it is an Outcome, and giving up is a Decision. */
 export class RetryplanError extends Error {
+  /**
+   * What the entries throw; a test fake may make one too. `code` sets `blame` (the code's, by the core's
+   * table); `message` is the whole message (empty when left out). The optional fields (`field`, `config`,
+   * ...) are not arguments: the entries set them on the errors they throw.
+   */
+  constructor(code: ErrorCode | CompiledFormErrorCode, message?: string);
   readonly name: 'RetryplanError';
   readonly code: ErrorCode | CompiledFormErrorCode;
   /** Who must act (the core's `Error::blame()`, one per code; see the README's errors section). */
@@ -191,6 +207,15 @@ export type Warning =
   | { type: 'worst_case_exceeds_deadline'; worstCaseMs: number; deadlineMs: number }
   | { type: 'guidance_cap_exceeds_deadline'; capMs: number; deadlineMs: number };
 
+/**
+ * An ending as a Timeline writes it (the core's `Decision` as data): as the Ending of its `type`, but
+ * `abortAttempts` is left out when empty, which it is in a worst case (one attempt at a time). In practice a
+ * GaveUp-shaped ending; the other kinds are listed because the core's type allows them.
+ */
+export type TimelineEnding = {
+  [K in Ending['type']]: Omit<Extract<Ending, { type: K }>, 'abortAttempts'> & { abortAttempts?: number[] };
+}[Ending['type']];
+
 /** A policy's worst-case timeline, in ms from the operation's start. */
 export interface Timeline {
   deadlineMs: number;
@@ -199,7 +224,8 @@ export interface Timeline {
   configuredAttempts: number;
   attemptsThatFit: number;
   steps: TimelineStep[];
-  ending: Decision;
+  /** How the worst case ends: a give-up (`gave_up`) for every policy; see TimelineEnding. */
+  ending: TimelineEnding;
   unboundedWorstCaseMs: number | null;
   warnings: Warning[];
 }
@@ -235,13 +261,15 @@ export interface StatsCounters {
 
 /** A validated, immutable policy. Holds wasm memory: `free()` it, or let the GC do it. */
 export class Policy {
+  /** The entry the object is of (types only, a brand): another entry's functions refuse it. */
+  protected readonly entry: 'retryplan';
   protected constructor();
   /**
    * Validates a policy object; throws RetryplanError "config_violations" (with violations) or "invalid_config", config "policy".
    * Plain data only: plain or null-prototype objects (any realm), `Map`s with string keys, arrays, strings,
    * finite numbers, booleans and `null`; `undefined` properties are left out.
    */
-  static fromConfig(config: PolicyConfig): Policy;
+  static fromConfig(config: PlainConfig<PolicyConfig>): Policy;
   /**
    * Reads a compiled policy (`compilePolicy` of retryplan/tools, or `retryplan compile`'s bytes),
    * validated when it was compiled, without the configuration reader: the policy compiled, equal
@@ -321,6 +349,8 @@ export class Operation {
 
 /** Counters over many operations' decisions: give it to drivers and helpers (`{stats}`), which count as the core decides. */
 export class Stats {
+  /** The entry the object is of (types only, a brand): another entry's functions refuse it. */
+  protected readonly entry: 'retryplan';
   constructor();
   /** Adds another set of counters to these (saturating), e.g. per-worker Stats into one. */
   merge(other: Stats): void;
@@ -388,9 +418,11 @@ export class RetryCharge {
  * Holds wasm memory: `free()` it, or let the GC do it.
  */
 export class Dependency {
+  /** The entry the object is of (types only, a brand): another entry's functions refuse it. */
+  protected readonly entry: 'retryplan';
   protected constructor();
   /** Validates a camelCase configuration; errors and field paths (snake_case) match `fromJson` (retryplan/tools). */
-  static fromConfig(config: DependencyConfig): Dependency;
+  static fromConfig(config: PlainConfig<DependencyConfig>): Dependency;
   /**
    * New shared controls (full budget, closed breaker) from a compiled dependency
    * (`compileDependency` of retryplan/tools), without the configuration reader; refused as
@@ -410,6 +442,8 @@ export class Dependency {
 
 /** A retry budget. Operations with a Dependency use it themselves; call it directly only for your own retry loop. */
 export class RetryBudget {
+  /** The entry the object is of (types only, a brand): another entry's functions refuse it. */
+  protected readonly entry: 'retryplan';
   /** Validates a configuration: a reading error (`invalid_config`, config "budget") names the path from the budget ("kind"), a violation (`config_violations`, config "budget") "max_tokens" too; a dependency's are "budget.kind", "budget.max_tokens". */
   constructor(config: BudgetConfig);
   /** Counts an original request (a first attempt). */
@@ -449,6 +483,8 @@ export class BreakerPermit {
 
 /** A circuit breaker. Operations with a Dependency use it themselves. */
 export class CircuitBreaker {
+  /** The entry the object is of (types only, a brand): another entry's functions refuse it. */
+  protected readonly entry: 'retryplan';
   /** Validates a configuration: a reading error (`invalid_config`, config "breaker") names the path from the breaker ("trip.kind"), a violation (`config_violations`, config "breaker") "open_ms" too; a dependency's are "breaker.trip.kind", "breaker.open_ms". */
   constructor(config: BreakerConfig);
   /** A permit, or undefined when refused (open, or every half-open probe taken). */
@@ -496,8 +532,8 @@ export type ConcurrencyLimit = RetrySlots;
 
 /** A Retry-After value (delta-seconds or an HTTP-date) as ms from `nowUnixMs` (Date.now()). Throws "invalid_header". */
 export function parseRetryAfter(value: string, nowUnixMs: number, reading?: RetryAfterReading): number;
-/** The wait in ms a RateLimit field asks for (with its RateLimit-Policy), or null. Throws "invalid_header". */
-export function parseRateLimit(value: string, policyValue?: string): number | null;
+/** The wait in ms a RateLimit field asks for (with its RateLimit-Policy), or undefined when it asks for none. Throws "invalid_header". */
+export function parseRateLimit(value: string, policyValue?: string): number | undefined;
 /** A RateLimit-Reset / X-RateLimit-Reset value (delta-seconds below 1e9, a Unix time from it) as ms. Throws "invalid_header". */
 export function parseRateLimitReset(value: string, nowUnixMs: number): number;
 /** A `retry-after-ms` header value. Throws "invalid_header". */
@@ -606,6 +642,8 @@ export type Protocol = 'http' | 'grpc';
  * retryplan/tools only (the browser runtime serves no request).
  */
 export class IncomingContext {
+  /** The entry the object is of (types only, a brand): another entry's functions refuse it. */
+  protected readonly entry: 'retryplan';
   /**
    * Reads `headers` (a lookup by lower-case name, a `Headers`/`Map`, or Node's
    * `req.headers`, several field lines joined by ", ") under `policy` at
@@ -830,6 +868,21 @@ export function wasmTrapped(): boolean;
  * and URL, `run`'s function name), what happened and what to do.
  */
 export class OperationFailedError extends Error {
+  /**
+   * What the helpers throw; a test fake may make one too (as a GaveUpError, ReconcileRequiredError or
+   * RestartRequiredError, whose constructors take the same arguments, `decision` of their own kind).
+   * `attempts` is `decision.attempts`; `message` is the whole message (empty when left out: the helpers
+   * give the core's text); `cause`, when given, is the error's `cause`; `lastValue` the value the last
+   * attempt returned.
+   */
+  constructor(
+    decision: GaveUp | Reconcile | Restart,
+    idempotencyKey: string,
+    lastOutcome?: Outcome,
+    cause?: unknown,
+    message?: string,
+    lastValue?: unknown,
+  );
   /** The ending decision. */
   readonly decision: GaveUp | Reconcile | Restart;
   /** Attempts started, hedges included. */
@@ -848,17 +901,44 @@ export class OperationFailedError extends Error {
 }
 /** The operation gave up: `reason` says why. */
 export class GaveUpError extends OperationFailedError {
+  /** As OperationFailedError's; `reason` is `decision.reason`. */
+  constructor(
+    decision: GaveUp,
+    idempotencyKey: string,
+    lastOutcome?: Outcome,
+    cause?: unknown,
+    message?: string,
+    lastValue?: unknown,
+  );
   readonly name: 'GaveUpError';
   readonly decision: GaveUp;
   readonly reason: GiveUpReason;
 }
 /** An unsafe write may have happened: look it up by `idempotencyKey`, never repeat it blindly. */
 export class ReconcileRequiredError extends OperationFailedError {
+  /** As OperationFailedError's. */
+  constructor(
+    decision: Reconcile,
+    idempotencyKey: string,
+    lastOutcome?: Outcome,
+    cause?: unknown,
+    message?: string,
+    lastValue?: unknown,
+  );
   readonly name: 'ReconcileRequiredError';
   readonly decision: Reconcile;
 }
 /** A conflict: re-read, recompute, and start a new operation before `deadlineMs`. */
 export class RestartRequiredError extends OperationFailedError {
+  /** As OperationFailedError's; `deadlineMs` is `decision.deadlineMs`. */
+  constructor(
+    decision: Restart,
+    idempotencyKey: string,
+    lastOutcome?: Outcome,
+    cause?: unknown,
+    message?: string,
+    lastValue?: unknown,
+  );
   readonly name: 'RestartRequiredError';
   readonly decision: Restart;
   readonly deadlineMs: number;

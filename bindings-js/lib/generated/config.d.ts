@@ -113,15 +113,15 @@ export interface ResolvedPolicyConfig {
   redelivery?: RedeliveryConfig;
   retryLimits?: RetryLimitsConfig;
   /** The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods). */
-  retryMethods?: string[];
+  retryMethods?: ('GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'CONNECT' | 'OPTIONS' | 'TRACE' | 'PATCH' | 'QUERY')[];
   /** The defaults when absent (and left out when written). */
   propagation?: {
     /** Kept back from the caller's remaining time for this layer's answer to travel back, in ms (20 by default). */
     reserveMs?: number;
     /** outermost (the default): a layer whose caller retries makes one attempt; every: each layer retries under its own policy. */
-    retryLayer?: string;
+    retryLayer?: 'outermost' | 'every';
     /** The header families read from an incoming request, a set (all three by default): grpc-timeout and grpc-previous-rpc-attempts; x-envoy-expected-rq-timeout-ms and x-envoy-attempt-count; retryplan-timeout-ms, retryplan-attempt and retryplan-caller-retries. */
-    readHeaders?: string[];
+    readHeaders?: ('grpc' | 'envoy' | 'retryplan')[];
   };
 }
 
@@ -226,14 +226,14 @@ export interface PolicyConfig {
   redelivery?: RedeliveryConfig;
   retryLimits?: RetryLimitsConfig;
   /** The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods). */
-  retryMethods?: string[];
+  retryMethods?: ('GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'CONNECT' | 'OPTIONS' | 'TRACE' | 'PATCH' | 'QUERY')[];
   /** The defaults when absent (and left out when written). */
   propagation?: {
     /** Kept back from the caller's remaining time for this layer's answer to travel back, in ms (20 by default). */
     reserveMs?: number;
     /** outermost (the default): a layer whose caller retries makes one attempt; every: each layer retries under its own policy. */
-    retryLayer?: string;
+    retryLayer?: 'outermost' | 'every';
     /** The header families read from an incoming request, a set (all three by default): grpc-timeout and grpc-previous-rpc-attempts; x-envoy-expected-rq-timeout-ms and x-envoy-attempt-count; retryplan-timeout-ms, retryplan-attempt and retryplan-caller-retries. */
-    readHeaders?: string[];
+    readHeaders?: ('grpc' | 'envoy' | 'retryplan')[];
   };
 }

@@ -18,3 +18,7 @@ export { propagation } from 'retryplan';
 export { currentIncoming } from 'retryplan';
 // @ts-expect-error: and no IncomingContext for a driver to start from (it is `never`)
 export const served: IncomingContext = {};
+// @ts-expect-error: nor OpenTelemetry (lib/otel.js is Node's and the tools')
+export { instrumentOpenTelemetry } from 'retryplan';
+// @ts-expect-error: nor its undoing
+export { uninstrumentOpenTelemetry } from 'retryplan';

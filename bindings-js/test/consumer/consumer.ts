@@ -9,6 +9,8 @@ import {
   ReconcileRequiredError,
   Operation,
   Outcome as Outcomes,
+  RestartRequiredError,
+  parseRateLimit,
   Policy,
   RetryBudget,
   type RetrySlots,
@@ -176,3 +178,29 @@ export function driveHeld(response: Response): number | undefined {
   if (next.type === 'finish') return next.result?.returned ? next.result.token : undefined;
   return undefined;
 }
+
+// Names the schema enumerates are literal unions.
+export const everyLayer: PolicyConfig = { propagation: { retryLayer: 'every', readHeaders: ['grpc', 'retryplan'] } };
+// @ts-expect-error: retryLayer is `outermost` or `every`
+export const sometimes: PolicyConfig = { propagation: { retryLayer: 'sometimes' } };
+// @ts-expect-error: readHeaders are the header families grpc, envoy and retryplan
+export const b3: PolicyConfig = { propagation: { readHeaders: ['b3'] } };
+
+// A RateLimit field that asks for no wait reads as undefined (never null).
+export const rateLimitWait: number | undefined = parseRateLimit('"default";r=5;t=30');
+
+// Test fakes make the errors the entries throw, with the arguments the classes take.
+export const misuse = new RetryplanError('invalid_argument', 'invalid argument `nowMs`');
+// @ts-expect-error: a RetryplanError's first argument is its code, not its message
+export const worded = new RetryplanError('something went wrong');
+export const gaveUp = new GaveUpError(
+  { type: 'gave_up', reason: 'attempts_exhausted', attempts: 3, remainingMs: 0, abortAttempts: [] },
+  'key-1',
+  { type: 'http_status', status: 503 },
+);
+export const restart = new RestartRequiredError(
+  { type: 'restart', attempts: 1, deadlineMs: 900, remainingMs: 100, abortAttempts: [] },
+  'key-2',
+);
+// @ts-expect-error: a GaveUpError is made from its give-up, not from a message
+export const gaveUpWorded = new GaveUpError('gave up');

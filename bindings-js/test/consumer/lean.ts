@@ -17,3 +17,5 @@ export const made = (): RetrySlots => new RetrySlots(2);
 export const counted = run(checkout, () => 0, {
   outcomeOfResult: (count: number) => (count === 0 ? { type: 'application', verdict: 'retryable' } : null),
 }).catch((error: unknown) => (error instanceof GaveUpError ? error.lastValue : undefined));
+// @ts-expect-error: nor OpenTelemetry, as in the browser runtime
+export { instrumentOpenTelemetry, uninstrumentOpenTelemetry } from 'retryplan/lean';

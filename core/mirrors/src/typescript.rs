@@ -195,9 +195,9 @@ impl Writer<'_> {
                     table.ident.to_owned()
                 }
                 NameSet::Within(_) => literals(names),
-                // Names the core has no table for: a `kind` picks the shape; any other (HTTP methods) is any string.
-                NameSet::Listed if key == "kind" => literals(names),
-                NameSet::Listed => "string".into(),
+                // Names the core has no table for (a `kind`, `propagation.retry_layer`, the HTTP methods of
+                // `retry_methods`): the schema's own list, which the reader refuses any other name than.
+                NameSet::Listed => literals(names),
             },
             Shape::Array(items) => {
                 let item = self.ty(items, key, defining, indent);
