@@ -446,6 +446,9 @@ def test_attempt_loop_reconcile_and_restart() -> None:
             with attempt:
                 attempt.report(Outcome.http_status(409))
     assert restart.value.decision.kind == "restart"
+    assert isinstance(restart.value.decision, retryplan.Restart)  # what the types say, as JS's decision: Restart
+    assert restart.value.deadline_ms == restart.value.decision.deadline_ms > 0
+    assert isinstance(reconcile.value.decision, retryplan.Reconcile)
 
 
 def test_attempt_without_an_outcome_is_misuse() -> None:

@@ -39,6 +39,34 @@ BAD = {
 }
 
 
+# User code that must pass mypy --strict as written: the typed endings' fields.
+GOOD_USE = """\
+from typing import Optional
+
+import retryplan
+
+
+def gave_up(e: retryplan.GaveUpError) -> Optional[int]:
+    reason: retryplan.GiveUpReason = e.reason
+    assert isinstance(e.decision, retryplan.GaveUp) and reason is e.decision.reason
+    return e.decision.refused_delay_ms
+
+
+def restart(e: retryplan.RestartRequiredError) -> int:
+    return e.decision.deadline_ms + e.deadline_ms
+
+
+def reconcile(e: retryplan.ReconcileRequiredError) -> int:
+    return e.decision.remaining_ms
+"""
+
+# User code mypy must refuse (after `import retryplan`), with the words its message must hold.
+BAD_USE = {
+    "def a(e: retryplan.GaveUpError) -> int: return e.decision.deadline_ms": '"GaveUp" has no attribute',
+    "def b(e: retryplan.GaveUpError) -> bytes: return e.reason": '"GiveUpReason"',
+}
+
+
 def mypy(source: str) -> "subprocess.CompletedProcess[str]":
     with tempfile.TemporaryDirectory() as work:
         path = pathlib.Path(work) / "checked.py"
@@ -62,12 +90,26 @@ def test_well_typed_configurations_pass_mypy_strict() -> None:
 
 
 def test_a_misspelled_field_or_a_wrong_value_fails_mypy_strict_on_its_line() -> None:
-    lines = ["from retryplan import CircuitBreaker, Dependency, Policy, RetryBudget", *BAD]
+    refused_on_their_lines("from retryplan import CircuitBreaker, Dependency, Policy, RetryBudget", BAD)
+
+
+def test_user_code_of_the_public_names_passes_mypy_strict() -> None:
+    checked = mypy(GOOD_USE)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_user_code_misusing_the_public_names_fails_mypy_strict_on_its_line() -> None:
+    refused_on_their_lines("import retryplan", BAD_USE)
+
+
+def refused_on_their_lines(imports: str, bad: Dict[str, str]) -> None:
+    """Each line of ``bad`` after the one line ``imports``: mypy --strict refuses it, with its words."""
+    lines = [imports, *bad]
     checked = mypy("\n".join(lines) + "\n")
     assert checked.returncode == 1, checked.stdout + checked.stderr
     errors: Dict[int, str] = {}
     for match in re.finditer(r"^checked\.py:(\d+): error: (.*)$", checked.stdout, re.M):
         errors[int(match.group(1))] = errors.get(int(match.group(1)), "") + match.group(2)
-    for number, (line, words) in enumerate(BAD.items(), start=2):
+    for number, (line, words) in enumerate(bad.items(), start=2):
         assert number in errors, f"mypy accepted line {number}: {line}\n{checked.stdout}"
         assert words in errors[number], f"line {number} ({line}): {errors[number]}"
