@@ -58,6 +58,18 @@ def restart(e: retryplan.RestartRequiredError) -> int:
 
 def reconcile(e: retryplan.ReconcileRequiredError) -> int:
     return e.decision.remaining_ms
+
+
+def deprecated_names() -> int:  # code written before the renames still runs (warning): it still type-checks
+    slots: retryplan.RetrySlots = retryplan.ConcurrencyLimit(4)
+    try:
+        return slots.capacity + retryplan.remaining_budget_ms(reserve_ms=0, deadline_ms=9, now_ms=1)
+    except retryplan.ReconcileRequired as e:
+        return len(e.idempotency_key)
+    except retryplan.RestartRequired as e:
+        return e.decision.deadline_ms
+    except retryplan.OperationFailed as e:
+        return e.attempts
 """
 
 # User code mypy must refuse (after `import retryplan`), with the words its message must hold.
