@@ -41,9 +41,10 @@ BAD = {
 
 # User code that must pass mypy --strict as written: the typed endings' fields.
 GOOD_USE = """\
-from typing import Optional
+from typing import Any, Dict, Iterable, List, Optional
 
 import retryplan
+from retryplan.propagation import WsgiMiddleware
 
 
 def gave_up(e: retryplan.GaveUpError) -> Optional[int]:
@@ -60,6 +61,11 @@ def reconcile(e: retryplan.ReconcileRequiredError) -> int:
     return e.decision.remaining_ms
 
 
+def wsgi(environ: Dict[str, Any], statuses: List[str]) -> Iterable[bytes]:  # the README's WSGI example
+    service = WsgiMiddleware(lambda environ, start_response: [], policy=retryplan.Policy())
+    return service(environ, lambda status, headers, exc_info=None: statuses.append(status))
+
+
 def deprecated_names() -> int:  # code written before the renames still runs (warning): it still type-checks
     slots: retryplan.RetrySlots = retryplan.ConcurrencyLimit(4)
     try:
@@ -72,10 +78,13 @@ def deprecated_names() -> int:  # code written before the renames still runs (wa
         return e.attempts
 """
 
-# User code mypy must refuse (after `import retryplan`), with the words its message must hold.
+# User code mypy must refuse (after `import retryplan.propagation`), with the words its message must hold.
 BAD_USE = {
     "def a(e: retryplan.GaveUpError) -> int: return e.decision.deadline_ms": '"GaveUp" has no attribute',
     "def b(e: retryplan.GaveUpError) -> bytes: return e.reason": '"GiveUpReason"',
+    "retryplan.propagation.WsgiMiddleware(lambda e, s: [], policy=retryplan.Policy())({}, lambda status: None)": (
+        '"__call__" of "WsgiMiddleware"'  # a start_response that takes no headers
+    ),
 }
 
 
@@ -111,7 +120,7 @@ def test_user_code_of_the_public_names_passes_mypy_strict() -> None:
 
 
 def test_user_code_misusing_the_public_names_fails_mypy_strict_on_its_line() -> None:
-    refused_on_their_lines("import retryplan", BAD_USE)
+    refused_on_their_lines("import retryplan.propagation", BAD_USE)
 
 
 def refused_on_their_lines(imports: str, bad: Dict[str, str]) -> None:
