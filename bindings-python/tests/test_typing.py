@@ -66,6 +66,26 @@ def wsgi(environ: Dict[str, Any], statuses: List[str]) -> Iterable[bytes]:  # th
     return service(environ, lambda status, headers, exc_info=None: statuses.append(status))
 
 
+def outcomes() -> List[retryplan.Outcome]:  # the vocabularies' names, or their enums
+    return [
+        retryplan.Outcome.application("retryable"),
+        retryplan.Outcome.application(retryplan.Verdict.CONFLICT),
+        retryplan.Outcome.transport("connection_lost"),
+        retryplan.Outcome.grpc_status("unavailable"),
+        retryplan.Outcome.grpc_status(14),
+        retryplan.Outcome.failure("dns_lookup_failed"),
+        retryplan.Outcome.failure(retryplan.Failure.BODY_BROKEN),
+    ]
+
+
+def profiles() -> List[retryplan.Policy]:
+    return [retryplan.Policy.from_profile("checkout")] + [retryplan.Policy.from_profile(n) for n in retryplan.PROFILE_NAMES]
+
+
+def kind(d: retryplan.Decision) -> bool:
+    return d.kind in ("gave_up", "reconcile", "restart")
+
+
 def deprecated_names() -> int:  # code written before the renames still runs (warning): it still type-checks
     slots: retryplan.RetrySlots = retryplan.ConcurrencyLimit(4)
     try:
@@ -82,6 +102,12 @@ def deprecated_names() -> int:  # code written before the renames still runs (wa
 BAD_USE = {
     "def a(e: retryplan.GaveUpError) -> int: return e.decision.deadline_ms": '"GaveUp" has no attribute',
     "def b(e: retryplan.GaveUpError) -> bytes: return e.reason": '"GiveUpReason"',
+    'retryplan.Outcome.application("retry")': '"application" of "Outcome"',
+    'retryplan.Outcome.transport("refused")': '"transport" of "Outcome"',
+    'retryplan.Outcome.grpc_status("unavailble")': '"grpc_status" of "Outcome"',
+    'retryplan.Outcome.failure("dns_failed")': '"failure" of "Outcome"',
+    'retryplan.Policy.from_profile("chekout")': '"from_profile" of "Policy"',
+    'def c(d: retryplan.Decision) -> bool: return d.kind == "gaveup"': "Non-overlapping equality check",
     "retryplan.propagation.WsgiMiddleware(lambda e, s: [], policy=retryplan.Policy())({}, lambda status: None)": (
         '"__call__" of "WsgiMiddleware"'  # a start_response that takes no headers
     ),
