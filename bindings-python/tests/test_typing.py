@@ -41,7 +41,7 @@ BAD = {
 
 # User code that must pass mypy --strict as written: the typed endings' fields.
 GOOD_USE = """\
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Literal, Optional
 
 import retryplan
 from retryplan.propagation import WsgiMiddleware
@@ -86,6 +86,11 @@ def kind(d: retryplan.Decision) -> bool:
     return d.kind in ("gave_up", "reconcile", "restart")
 
 
+def blames(e: retryplan.RetryplanError, ending: retryplan.GaveUpError) -> bool:  # a helper's ending: not misuse
+    none: Literal[""] = ending.blame
+    return e.blame in ("caller", "configuration", "server", "environment", none)
+
+
 def deprecated_names() -> int:  # code written before the renames still runs (warning): it still type-checks
     slots: retryplan.RetrySlots = retryplan.ConcurrencyLimit(4)
     try:
@@ -108,6 +113,7 @@ BAD_USE = {
     'retryplan.Outcome.failure("dns_failed")': '"failure" of "Outcome"',
     'retryplan.Policy.from_profile("chekout")': '"from_profile" of "Policy"',
     'def c(d: retryplan.Decision) -> bool: return d.kind == "gaveup"': "Non-overlapping equality check",
+    'def e(e: retryplan.RetryplanError) -> bool: return e.blame == "config"': "Non-overlapping equality check",
     "retryplan.propagation.WsgiMiddleware(lambda e, s: [], policy=retryplan.Policy())({}, lambda status: None)": (
         '"__call__" of "WsgiMiddleware"'  # a start_response that takes no headers
     ),

@@ -31,6 +31,8 @@ from ._error_classes import BY_CODE as BY_CODE
 from ._error_classes import RENAMED, CallerError, InvalidArgumentError, RetryplanError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Literal
+
     from ._enums import GiveUpReason
     from ._error_classes import InvalidPolicyError as InvalidPolicyError
     from ._error_classes import InvalidPolicyJsonError as InvalidPolicyJsonError
@@ -104,10 +106,13 @@ class OperationFailedError(RetryplanError):
     the deciding (last) attempt ended; ``cause`` the exception it raised, if
     it raised (also ``__cause__``); ``last_value`` what it returned, if it
     returned (``last_result`` is its deprecated name). Only the last attempt
-    is kept: no history of every error.
+    is kept: no history of every error. ``blame`` is empty: no one misused
+    anything.
     """
 
     code = "operation_failed"
+    if TYPE_CHECKING:  # pragma: no cover - an ending is not misuse: no one is to blame (JS's has no blame)
+        blame: Literal[""]
 
     def __init__(
         self,
