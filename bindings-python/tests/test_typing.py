@@ -61,8 +61,12 @@ def reconcile(e: retryplan.ReconcileRequiredError) -> int:
     return e.decision.remaining_ms
 
 
+def app(environ: Any, start_response: Any) -> List[bytes]:
+    return []
+
+
 def wsgi(environ: Dict[str, Any], statuses: List[str]) -> Iterable[bytes]:  # the README's WSGI example
-    service = WsgiMiddleware(lambda environ, start_response: [], policy=retryplan.Policy())
+    service = WsgiMiddleware(app, policy=retryplan.Policy())
     return service(environ, lambda status, headers, exc_info=None: statuses.append(status))
 
 
