@@ -93,6 +93,7 @@ def test_retry_names_the_function_and_every_ending_is_the_cores() -> None:
     succeeded = retryplan.Decision.from_dict({"type": "succeeded", "attempts": 1, "winner": 1})
     assert succeeded.ending_message("op", "k") is None
     assert RestartRequiredError.__module__ == GaveUpError.__module__ == "retryplan"
+    assert raised.value.blame == ReconcileRequiredError.blame == RestartRequiredError.blame == ""  # not misuse
     assert pickle.loads(pickle.dumps(GaveUpError)) is GaveUpError
 
 

@@ -403,6 +403,19 @@ def test_on_discard_is_checked_and_not_an_http_helpers_option() -> None:
         __import__("retryplan.httpx").httpx.RetryTransport(policy=Policy(), on_discard=print)
 
 
+@pytest.mark.parametrize("option", ["outcome_of_result", "name", "dispose"])
+@pytest.mark.parametrize("helper", ["httpx.RetryTransport", "httpx.AsyncRetryTransport", "requests.RetryAdapter"])
+def test_http_helpers_refuse_the_options_of_retry_they_do_not_have(helper: str, option: str) -> None:
+    """``outcome_of_result`` and ``name`` are ``@retry``'s (an HTTP helper's outcome is the response's, its name
+    the request's), ``dispose`` the helpers' own: given to an HTTP helper, each is refused when it is made, naming
+    it, rather than ignored (the hook never called, the ending naming the URL all the same)."""
+    module, name = helper.split(".")
+    cls = getattr(__import__(f"retryplan.{module}").__dict__[module], name)
+    with pytest.raises(retryplan.ArgumentTypeError, match=f"`{option}`: is not an option of this helper") as raised:
+        cls(policy=Policy(), **{option: "x" if option == "name" else print})
+    assert raised.value.field == option
+
+
 def test_attempt_loop_success_and_give_up() -> None:
     clock = FakeClock()
     count = 0
@@ -433,6 +446,9 @@ def test_attempt_loop_reconcile_and_restart() -> None:
             with attempt:
                 attempt.report(Outcome.http_status(409))
     assert restart.value.decision.kind == "restart"
+    assert isinstance(restart.value.decision, retryplan.Restart)  # what the types say, as JS's decision: Restart
+    assert restart.value.deadline_ms == restart.value.decision.deadline_ms > 0
+    assert isinstance(reconcile.value.decision, retryplan.Reconcile)
 
 
 def test_attempt_without_an_outcome_is_misuse() -> None:

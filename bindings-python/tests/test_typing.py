@@ -39,6 +39,91 @@ BAD = {
 }
 
 
+# User code that must pass mypy --strict as written: the typed endings' fields.
+GOOD_USE = """\
+from typing import Any, Dict, Iterable, List, Literal, Optional
+
+import retryplan
+from retryplan.propagation import WsgiMiddleware
+
+
+def gave_up(e: retryplan.GaveUpError) -> Optional[int]:
+    reason: retryplan.GiveUpReason = e.reason
+    assert isinstance(e.decision, retryplan.GaveUp) and reason is e.decision.reason
+    return e.decision.refused_delay_ms
+
+
+def restart(e: retryplan.RestartRequiredError) -> int:
+    return e.decision.deadline_ms + e.deadline_ms
+
+
+def reconcile(e: retryplan.ReconcileRequiredError) -> int:
+    return e.decision.remaining_ms
+
+
+def app(environ: Any, start_response: Any) -> List[bytes]:
+    return []
+
+
+def wsgi(environ: Dict[str, Any], statuses: List[str]) -> Iterable[bytes]:  # the README's WSGI example
+    service = WsgiMiddleware(app, policy=retryplan.Policy())
+    return service(environ, lambda status, headers, exc_info=None: statuses.append(status))
+
+
+def outcomes() -> List[retryplan.Outcome]:  # the vocabularies' names, or their enums
+    return [
+        retryplan.Outcome.application("retryable"),
+        retryplan.Outcome.application(retryplan.Verdict.CONFLICT),
+        retryplan.Outcome.transport("connection_lost"),
+        retryplan.Outcome.grpc_status("unavailable"),
+        retryplan.Outcome.grpc_status(14),
+        retryplan.Outcome.failure("dns_lookup_failed"),
+        retryplan.Outcome.failure(retryplan.Failure.BODY_BROKEN),
+    ]
+
+
+def profiles() -> List[retryplan.Policy]:
+    return [retryplan.Policy.from_profile("checkout")] + [retryplan.Policy.from_profile(n) for n in retryplan.PROFILE_NAMES]
+
+
+def kind(d: retryplan.Decision) -> bool:
+    return d.kind in ("gave_up", "reconcile", "restart")
+
+
+def blames(e: retryplan.RetryplanError, ending: retryplan.GaveUpError) -> bool:  # a helper's ending: not misuse
+    none: Literal[""] = ending.blame
+    return e.blame in ("caller", "configuration", "server", "environment", none)
+
+
+def deprecated_names() -> int:  # code written before the renames still runs (warning): it still type-checks
+    slots: retryplan.RetrySlots = retryplan.ConcurrencyLimit(4)
+    try:
+        return slots.capacity + retryplan.remaining_budget_ms(reserve_ms=0, deadline_ms=9, now_ms=1)
+    except retryplan.ReconcileRequired as e:
+        return len(e.idempotency_key)
+    except retryplan.RestartRequired as e:
+        return e.decision.deadline_ms
+    except retryplan.OperationFailed as e:
+        return e.attempts
+"""
+
+# User code mypy must refuse (after `import retryplan.propagation`), with the words its message must hold.
+BAD_USE = {
+    "def a(e: retryplan.GaveUpError) -> int: return e.decision.deadline_ms": '"GaveUp" has no attribute',
+    "def b(e: retryplan.GaveUpError) -> bytes: return e.reason": '"GiveUpReason"',
+    'retryplan.Outcome.application("retry")': '"application" of "Outcome"',
+    'retryplan.Outcome.transport("refused")': '"transport" of "Outcome"',
+    'retryplan.Outcome.grpc_status("unavailble")': '"grpc_status" of "Outcome"',
+    'retryplan.Outcome.failure("dns_failed")': '"failure" of "Outcome"',
+    'retryplan.Policy.from_profile("chekout")': '"from_profile" of "Policy"',
+    'def c(d: retryplan.Decision) -> bool: return d.kind == "gaveup"': "Non-overlapping equality check",
+    'def e(e: retryplan.RetryplanError) -> bool: return e.blame == "config"': "Non-overlapping equality check",
+    "retryplan.propagation.WsgiMiddleware(lambda e, s: [], policy=retryplan.Policy())({}, lambda status: None)": (
+        '"__call__" of "WsgiMiddleware"'  # a start_response that takes no headers
+    ),
+}
+
+
 def mypy(source: str) -> "subprocess.CompletedProcess[str]":
     with tempfile.TemporaryDirectory() as work:
         path = pathlib.Path(work) / "checked.py"
@@ -62,12 +147,26 @@ def test_well_typed_configurations_pass_mypy_strict() -> None:
 
 
 def test_a_misspelled_field_or_a_wrong_value_fails_mypy_strict_on_its_line() -> None:
-    lines = ["from retryplan import CircuitBreaker, Dependency, Policy, RetryBudget", *BAD]
+    refused_on_their_lines("from retryplan import CircuitBreaker, Dependency, Policy, RetryBudget", BAD)
+
+
+def test_user_code_of_the_public_names_passes_mypy_strict() -> None:
+    checked = mypy(GOOD_USE)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_user_code_misusing_the_public_names_fails_mypy_strict_on_its_line() -> None:
+    refused_on_their_lines("import retryplan.propagation", BAD_USE)
+
+
+def refused_on_their_lines(imports: str, bad: Dict[str, str]) -> None:
+    """Each line of ``bad`` after the one line ``imports``: mypy --strict refuses it, with its words."""
+    lines = [imports, *bad]
     checked = mypy("\n".join(lines) + "\n")
     assert checked.returncode == 1, checked.stdout + checked.stderr
     errors: Dict[int, str] = {}
     for match in re.finditer(r"^checked\.py:(\d+): error: (.*)$", checked.stdout, re.M):
         errors[int(match.group(1))] = errors.get(int(match.group(1)), "") + match.group(2)
-    for number, (line, words) in enumerate(BAD.items(), start=2):
+    for number, (line, words) in enumerate(bad.items(), start=2):
         assert number in errors, f"mypy accepted line {number}: {line}\n{checked.stdout}"
         assert words in errors[number], f"line {number} ({line}): {errors[number]}"

@@ -91,15 +91,21 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._error_classes import *  # noqa: F403 - the engine's errors (their __all__, which _errors extends)
     from ._errors import *  # noqa: F403 - the exceptions (their __all__)
 
-    # The deprecated aliases, re-exported for type checkers; at run time each access warns (`__getattr__`).
+    # The deprecated aliases (`_RENAMED`), re-exported for type checkers as what they are at run time, where each
+    # access warns (`__getattr__`); PEP 702's @deprecated marks classes and functions, not an alias of one.
     from ._errors import InvalidPolicyError as InvalidPolicyError
     from ._errors import InvalidPolicyJsonError as InvalidPolicyJsonError
+    from ._errors import OperationFailed as OperationFailed
+    from ._errors import ReconcileRequired as ReconcileRequired
+    from ._errors import RestartRequired as RestartRequired
     from ._failures import default_outcome_of_exception, http_outcome, response_outcome
     from ._helpers import Attempts, attempts, retry
     from ._native import Attempt
-    from ._native import remaining_ms as remaining_budget_ms  # noqa: F401 - the deprecated name, for type checkers
     from ._run import current_attempt
     from ._values import *  # noqa: F403 - the engine's plain values (their __all__)
+
+    ConcurrencyLimit = RetrySlots
+    remaining_budget_ms = remaining_ms
 
 # The module of each public name not imported eagerly (imported on its first use, and only it); every other
 # public name not imported eagerly is an exception of `_errors` (its `__all__`).

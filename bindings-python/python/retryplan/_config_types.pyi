@@ -41,6 +41,8 @@ ConcurrencyName = Literal["concurrent", "sequential", "sequential_without_hedgin
 """Whether the host can run several attempts at once."""
 ReceiptName = Literal["accepted", "discarded"]
 """What the driver did with a result the host handed it."""
+ProfileName = Literal["read", "checkout", "write_keyed", "write_strict", "background", "aws_standard", "aws_standard_2026", "aws_standard_2026_dynamodb", "polly_v8"]
+"""The built-in profile names."""
 
 class PolicyFieldsAttemptTimeout(TypedDict, total=False):
     fixed_ms: int

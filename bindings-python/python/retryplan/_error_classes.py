@@ -2,7 +2,7 @@
 """The engine's errors (the core's ``Error``, core/src/config/error.rs): one class per code under one class per
 ``Blame``, each error's fields its attributes. Their public home is ``retryplan``."""
 
-from typing import TYPE_CHECKING, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 __all__ = [
     "AttemptNotRunningError",
@@ -40,7 +40,7 @@ class RetryplanError(Exception):
     code: str = "retryplan_error"
     #: Who must act (engine errors): ``caller``, ``configuration``, ``server``, ``environment``; the same as every
     #: binding's ``blame``. Empty for the endings of the helpers, which are not misuse.
-    blame: str = ""
+    blame: Literal["caller", "configuration", "server", "environment", ""] = ""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)

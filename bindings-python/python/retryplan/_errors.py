@@ -31,9 +31,12 @@ from ._error_classes import BY_CODE as BY_CODE
 from ._error_classes import RENAMED, CallerError, InvalidArgumentError, RetryplanError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Literal
+
+    from ._enums import GiveUpReason
     from ._error_classes import InvalidPolicyError as InvalidPolicyError
     from ._error_classes import InvalidPolicyJsonError as InvalidPolicyJsonError
-    from ._native import Decision, Outcome
+    from ._native import Decision, GaveUp, Outcome, Reconcile, Restart
 
 __all__ = [
     "ArgumentTypeError",
@@ -103,10 +106,13 @@ class OperationFailedError(RetryplanError):
     the deciding (last) attempt ended; ``cause`` the exception it raised, if
     it raised (also ``__cause__``); ``last_value`` what it returned, if it
     returned (``last_result`` is its deprecated name). Only the last attempt
-    is kept: no history of every error.
+    is kept: no history of every error. ``blame`` is empty: no one misused
+    anything.
     """
 
     code = "operation_failed"
+    if TYPE_CHECKING:  # pragma: no cover - an ending is not misuse: no one is to blame (JS's has no blame)
+        blame: Literal[""]
 
     def __init__(
         self,
@@ -163,23 +169,35 @@ class GaveUpError(OperationFailedError):
     """The engine gave up; ``reason`` (a GiveUpReason) says why."""
 
     code = "gave_up"
+    if TYPE_CHECKING:  # pragma: no cover - the helpers raise it with its decision, a GaveUp
+        decision: GaveUp
 
     @property
-    def reason(self) -> Any:
+    def reason(self) -> "GiveUpReason":
         """The GiveUpReason of the final decision."""
-        return getattr(self.decision, "reason", None)
+        return self.decision.reason
 
 
 class ReconcileRequiredError(OperationFailedError):
     """An unsafe write may have been processed: query its outcome by ``idempotency_key``; do not repeat it."""
 
     code = "reconcile"
+    if TYPE_CHECKING:  # pragma: no cover - the helpers raise it with its decision, a Reconcile
+        decision: Reconcile
 
 
 class RestartRequiredError(OperationFailedError):
-    """A conflict: re-read, recompute and start again within ``decision.deadline_ms``."""
+    """A conflict: re-read, recompute and start again within ``deadline_ms`` (the decision's)."""
 
     code = "restart"
+    if TYPE_CHECKING:  # pragma: no cover - the helpers raise it with its decision, a Restart
+        decision: Restart
+
+    @property
+    def deadline_ms(self) -> int:
+        """The restarted operation's deadline, ``decision.deadline_ms`` (ms on the operation's clock), as JS's
+        ``deadlineMs``."""
+        return self.decision.deadline_ms
 
 
 # The endings' names before issue 28 (one name per concept: JS's, ending in Error).

@@ -42,7 +42,7 @@ INVALID_REQUEST = object()
 """The request itself is invalid, or retryplan was misused: rethrow the error unchanged (never retried, never
 ``connection_lost``)."""
 
-_OUTCOMES = {name: Outcome.failure(name) for name in FAILURES}
+_OUTCOMES: Dict[str, Outcome] = {name: Outcome.failure(name) for name in FAILURES}
 
 
 def _cause(default: Optional[str]) -> Resolver:

@@ -42,7 +42,7 @@ import time
 
 from ._errors import AttemptTimedOut
 from ._native import IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, Run, request_name
-from ._run import Config, _check_types
+from ._run import Config, _check_types, _not_an_option
 from .propagation import _SERVED
 
 TYPE_CHECKING = False
@@ -127,6 +127,11 @@ def shut(sock: Any) -> None:
             pass
 
 
+_NOT_HTTP_OPTIONS = ("outcome_of_result", "name", "dispose")
+"""Options of ``retry`` an HTTP helper does not have: a response's outcome is the core's to read, the operation is
+named by its request, and the helper closes the responses it drops itself."""
+
+
 class HttpHelper:
     """The settings of one HTTP helper (a transport, an adapter) and what it does per request."""
 
@@ -141,6 +146,9 @@ class HttpHelper:
     ) -> None:
         _check_types(wall_clock=(wall_clock, None, "a function returning the Unix time in seconds, such as time.time"))
         _check_header_names(request_id_header=request_id_header, idempotency_key_header=idempotency_key_header)
+        for option in _NOT_HTTP_OPTIONS:  # Config takes them for `retry`; here they would be silently ignored
+            if option in settings:
+                _not_an_option(option)
         self.client = client
         self.wall_clock = wall_clock
         self.request_id_header = request_id_header

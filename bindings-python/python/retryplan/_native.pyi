@@ -30,21 +30,27 @@ from ._config_types import (
     BudgetFields,
     ConcurrencyName,
     DependencyFields,
+    FailureName,
+    GiveUpReasonName,
+    GrpcCodeName,
     HeldName,
     IdempotencyName,
     PolicyFields,
+    ProfileName,
     ProtocolName,
     ReceiptName,
     RetryAfterReadingName,
+    TransportFailureName,
+    VerdictName,
 )
-from ._enums import GiveUpReason, GrpcCode, TransportFailure, Verdict
+from ._enums import Failure, GiveUpReason, GrpcCode, TransportFailure, Verdict
 from ._values import Admission, Classification, Redelivery, Timeline
 
-PROFILE_NAMES: Tuple[str, ...]
+PROFILE_NAMES: Tuple[ProfileName, ...]
 """The built-in profile names (``read``, ``checkout``, ``write_keyed``, ``write_strict``, ``background``)."""
-GIVE_UP_REASONS: Tuple[str, ...]
+GIVE_UP_REASONS: Tuple[GiveUpReasonName, ...]
 """Every give-up reason name, in the engine's order."""
-GRPC_CODES: Tuple[str, ...]
+GRPC_CODES: Tuple[GrpcCodeName, ...]
 """The gRPC code names, in numeric order (0 to 16)."""
 MAX_MS: int
 """The largest millisecond value a policy accepts: 2**53 - 1."""
@@ -54,12 +60,12 @@ URLLIB3_ATTRIBUTES: Tuple[str, ...]
 """The attributes of a urllib3 ``Retry`` the core reads, in urllib3's order."""
 FORM_VERSION: int
 """The version of the compiled form this engine writes and reads (``Policy.to_compiled``); any other is refused."""
-UNKNOWN_ERROR_VERDICT: str
+UNKNOWN_ERROR_VERDICT: VerdictName
 """The verdict every helper gives an error its failure table and ``outcome_of_error`` hook do not classify:
 ``"ambiguous"`` (retried while the operation may repeat an attempt that may have had its effect)."""
 UNKNOWN_ERROR_HINT: str
 """What an ending after such an error says, naming ``outcome_of_error=`` (the core's text)."""
-FAILURES: Tuple[str, ...]
+FAILURES: Tuple[FailureName, ...]
 """The failure vocabulary (``dns_lookup_failed``, ``connection_refused``, ...), for ``Outcome.failure``."""
 MAX_CAUSE_DEPTH: int
 """How many wrapped errors (``__cause__``, ``__context__``, urllib3's ``reason``) the failure table looks through
@@ -110,7 +116,7 @@ class Policy:
     def from_file(path: Union[str, os.PathLike[str]]) -> Policy:
         """A policy from a ``.toml`` file (tomllib, or tomli before 3.11) or any other file as JSON."""
     @staticmethod
-    def from_profile(name: str) -> Policy:
+    def from_profile(name: ProfileName) -> Policy:
         """The built-in profile ``name`` (see ``PROFILE_NAMES``)."""
     @staticmethod
     def from_compiled(form: Union[bytes, bytearray, memoryview]) -> Policy:
@@ -151,7 +157,7 @@ class Policy:
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
-def profile(name: str) -> Dict[str, _JsonValue]:
+def profile(name: ProfileName) -> Dict[str, _JsonValue]:
     """The configuration of a built-in profile, as a dict to adjust and pass to ``Policy.from_dict``."""
 
 def compile_dependency(config: Optional[Mapping[str, _JsonValue]] = None, **fields: Unpack[DependencyFields]) -> bytes:
@@ -189,18 +195,20 @@ class Outcome:
         """An HTTP response; ``retry_after_ms`` is Retry-After already in ms from now (see ``parse_retry_after``);
         ``error_code`` is the service's error code (AWS: ``"SlowDown"``, 1 to 64 visible ASCII characters)."""
     @staticmethod
-    def grpc_status(code: Union[GrpcCode, str, int], pushback: Optional[Pushback] = None) -> Outcome:
+    def grpc_status(code: Union[GrpcCode, GrpcCodeName, int], pushback: Optional[Pushback] = None) -> Outcome:
         """A gRPC status: a name (``"unavailable"``) or the wire number (14), with optional pushback."""
     @staticmethod
-    def transport(failure: Union[TransportFailure, str], retry_after_ms: Optional[int] = None) -> Outcome:
+    def transport(
+        failure: Union[TransportFailure, TransportFailureName], retry_after_ms: Optional[int] = None
+    ) -> Outcome:
         """The transport failed: ``not_sent``, ``connection_lost`` or ``timed_out``; ``retry_after_ms`` is a wait the
         server asked for with the failure (applied as a Retry-After is)."""
     @staticmethod
-    def failure(name: str, retry_after_ms: Optional[int] = None) -> Outcome:
+    def failure(name: Union[Failure, FailureName], retry_after_ms: Optional[int] = None) -> Outcome:
         """A failure of the shared vocabulary by name (``dns_lookup_failed``, ``connection_lost``, ...; see
         ``FAILURES``), with the wait the server asked for along with it, if any (none for ``cancelled``)."""
     @staticmethod
-    def application(verdict: Union[Verdict, str]) -> Outcome:
+    def application(verdict: Union[Verdict, VerdictName]) -> Outcome:
         """The application's own verdict: ``retryable``, ``not_retryable`` or ``conflict``."""
     @staticmethod
     def cancelled() -> Outcome:
@@ -255,7 +263,9 @@ class Decision:
     """
 
     @property
-    def kind(self) -> str:
+    def kind(
+        self,
+    ) -> Literal["start_attempt", "wait", "await_outcome", "succeeded", "gave_up", "reconcile", "restart"]:
         """The snake_case kind, as in JSON's ``type`` (``start_attempt``, ``wait``, ...)."""
     @property
     def is_final(self) -> bool:

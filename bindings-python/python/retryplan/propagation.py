@@ -34,9 +34,36 @@ from ._native import IncomingContext, Served
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Awaitable, Callable, Dict, Iterable, Iterator, List, MutableMapping, Optional, Tuple
+    from types import TracebackType
+    from typing import (
+        Any,
+        Awaitable,
+        Callable,
+        Dict,
+        Iterable,
+        Iterator,
+        List,
+        MutableMapping,
+        Optional,
+        Protocol,
+        Tuple,
+        Type,
+    )
 
     from ._native import Policy
+
+    class StartResponse(Protocol):
+        """WSGI's ``start_response`` (PEP 3333) as a server hands it to an app: the status, the headers, the error
+        being answered. What it returns (the legacy ``write``) is only passed back, so any return is accepted: a
+        test's ``lambda status, headers, exc_info=None: ...`` too."""
+
+        def __call__(
+            self,
+            status: str,
+            headers: List[Tuple[str, str]],
+            exc_info: Optional[Tuple[Type[BaseException], BaseException, TracebackType]] = None,
+            /,
+        ) -> object: ...
 
     Message = MutableMapping[str, Any]
     Asgi = Callable[[Any, Any, Any], Awaitable[None]]
@@ -116,7 +143,7 @@ class WsgiMiddleware:
     ) -> None:
         self.app, self.policy, self.clock = app, policy, clock
 
-    def __call__(self, environ: Dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    def __call__(self, environ: Dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         headers = {
             key[5:].lower().replace("_", "-"): value for key, value in environ.items() if key.startswith("HTTP_")
         }

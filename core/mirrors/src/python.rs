@@ -167,6 +167,16 @@ fn merge(objects: &[&Object]) -> Object {
     Object { properties, required: Vec::new(), description: None }
 }
 
+/// The stubs' name of a table's `Literal`: its ident and `Name` (`VerdictName`), or its ident when that is already
+/// a name's (`ProfileName`, names without a Rust enum).
+fn literal_name(ident: &str) -> String {
+    if ident.ends_with("Name") {
+        ident.to_owned()
+    } else {
+        format!("{ident}Name")
+    }
+}
+
 fn literal(names: &[String]) -> String {
     format!("Literal[{}]", names.iter().map(|name| format!("\"{name}\"")).collect::<Vec<_>>().join(", "))
 }
@@ -218,7 +228,7 @@ fn config_types(tables: &[Table], schema: &Schema) -> Result<String, String> {
     }
     for table in tables.iter().filter(|t| t.mirrors.py != Py::No || writer.used.contains(t.ident)) {
         let names: Vec<String> = table.names().iter().map(|name| (*name).to_owned()).collect();
-        text.push_str(&format!("{}Name = {}\n", table.ident, literal(&names)));
+        text.push_str(&format!("{} = {}\n", literal_name(table.ident), literal(&names)));
         text.push_str(&docstring(&table.doc, ""));
     }
     text.push_str(&writer.text);

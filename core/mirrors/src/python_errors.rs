@@ -279,16 +279,17 @@ fn text(classes: &[Class], compiled: &Compiled, blames: &Table, violation: &docs
     let mut text = format!(
         "# {HEADER}\n\"\"\"The engine's errors (the core's ``Error``, core/src/config/error.rs): one class per code under one \
          class per\n``Blame``, each error's fields its attributes. Their public home is ``retryplan``.\"\"\"\n\n\
-         from typing import TYPE_CHECKING, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union\n\n__all__ = [\n{}]\n\n\n\
+         from typing import TYPE_CHECKING, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union\n\n__all__ = [\n{}]\n\n\n\
          class RetryplanError(Exception):\n    \"\"\"Base of every exception retryplan raises.\n\n    \
          ``code`` is a stable snake_case identifier: for engine errors it equals the\n    engine's ``Error.code()`` \
          (the same in every language binding); messages\n    may be reworded, codes may not.\n    \"\"\"\n\n    \
          code: str = \"retryplan_error\"\n    #: Who must act (engine errors): {}; the same as every\n    \
          #: binding's ``blame``. Empty for the endings of the helpers, which are not misuse.\n    \
-         blame: str = \"\"\n\n    def __init__(self, message: str) -> None:\n        super().__init__(message)\n        \
+         blame: Literal[{}, \"\"] = \"\"\n\n    def __init__(self, message: str) -> None:\n        super().__init__(message)\n        \
          self.message = message\n\n    def __str__(self) -> str:\n        return self.message\n",
         quoted.concat(),
-        blames.variants.iter().map(|variant| format!("``{}``", variant.name)).collect::<Vec<_>>().join(", ")
+        blames.variants.iter().map(|variant| format!("``{}``", variant.name)).collect::<Vec<_>>().join(", "),
+        blames.variants.iter().map(|variant| format!("\"{}\"", variant.name)).collect::<Vec<_>>().join(", ")
     );
     for variant in &blames.variants {
         let blame = Blame::ALL.iter().find(|blame| blame.name() == variant.name).ok_or("no such blame")?;

@@ -308,6 +308,6 @@ fn profile_names(root: &Path) -> Result<Table, String> {
         rust_path: "retryplan::dialects::profiles::NAMES",
         doc,
         variants,
-        mirrors: mirrors(Ts::Exported, Py::No, false),
+        mirrors: mirrors(Ts::Exported, Py::Literal, false),
     })
 }
