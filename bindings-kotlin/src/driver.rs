@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use retryplan as rp;
 use retryplan::propagation::Protocol;
 
-use crate::decision::outcome_from_http_response;
+use crate::decision::{outcome_from_http_response, ERROR_HOOK};
 use crate::live::Registry;
 use crate::operation::{OperationOptions, Stats};
 use crate::policy::Policy;
@@ -82,6 +82,20 @@ impl Driver {
     pub fn read_response(&self, status: i32, headers: HashMap<String, String>, now_unix_ms: i64) -> Result<Outcome> {
         let reading = lock(&self.0).operation().policy().server_guidance().retry_after_reading;
         outcome_from_http_response(status, headers, now_unix_ms, reading)
+    }
+
+    /// The whole message of the typed ending this ended driver raises, the
+    /// core's (`Ending::message`, the same words in every language): the
+    /// ending's words (`ending_message`) naming `operation` as the helper
+    /// names it, the hint naming `outcomeOfError` after an error nothing
+    /// classified (not when the ending is raised with a value), and, when the
+    /// last response's status was no HTTP status (outside 100..=599, read as
+    /// a malformed response), that status. None while the operation runs,
+    /// and for a success. Reads only (no action is handed out).
+    pub fn ending_message(&self, operation: String) -> Option<String> {
+        let driver = lock(&self.0);
+        let ending = driver.ended()?;
+        ending.message(&operation, driver.idempotency_key().as_str(), ERROR_HOOK).map(|message| message.to_string())
     }
 }
 

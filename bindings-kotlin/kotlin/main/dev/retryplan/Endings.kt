@@ -9,7 +9,10 @@ import java.io.IOException
  * words in every language ([endingMessage]): the operation, what happened
  * and what to do, and after an error nothing classified (the last outcome
  * [unknownErrorVerdict]) the hint naming `outcomeOfError` ([unknownErrorHint]);
- * never after a value ([lastValue]: the hint speaks of an error).
+ * never after a value ([lastValue]: the hint speaks of an error). A helper's
+ * ending takes the whole message from its driver ([Driver.endingMessage]),
+ * which also names the status of the last response when it was no HTTP status
+ * (outside 100..=599, read as a malformed response).
  */
 sealed class OperationFailedException(
     /** The ending decision (`GaveUp`, `Reconcile` or `Restart`). */
@@ -32,50 +35,85 @@ sealed class OperationFailedException(
      * so close it when it holds a resource.
      */
     val lastValue: Any? = null,
-) : IOException(endingMessage(decision, operation, idempotencyKey, lastOutcome, lastValue != null) ?: decision.toString(), cause)
+    /** The whole message as the helper's driver gave it ([Driver.endingMessage]); null: the core's words for the rest. */
+    coreMessage: String? = null,
+) : IOException(coreMessage ?: endingMessage(decision, operation, idempotencyKey, lastOutcome, lastValue != null) ?: decision.toString(), cause)
 
 /** The operation gave up: [reason] says why (`ATTEMPTS_EXHAUSTED`, `DEADLINE_INSUFFICIENT`, ...). */
-class GaveUpException @JvmOverloads constructor(
+class GaveUpException internal constructor(
     decision: Decision.GaveUp,
     idempotencyKey: String,
     lastOutcome: Outcome?,
     cause: Throwable?,
-    operation: String = OPERATION,
-    lastValue: Any? = null,
-) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue) {
+    operation: String,
+    lastValue: Any?,
+    coreMessage: String?,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue, coreMessage) {
+    @JvmOverloads constructor(
+        decision: Decision.GaveUp,
+        idempotencyKey: String,
+        lastOutcome: Outcome?,
+        cause: Throwable?,
+        operation: String = OPERATION,
+        lastValue: Any? = null,
+    ) : this(decision, idempotencyKey, lastOutcome, cause, operation, lastValue, null)
+
     val reason: GiveUpReason = decision.reason
 }
 
 /** An unsafe write may have happened: look it up by [idempotencyKey], never repeat it blindly. */
-class ReconcileRequiredException @JvmOverloads constructor(
+class ReconcileRequiredException internal constructor(
     decision: Decision.Reconcile,
     idempotencyKey: String,
     lastOutcome: Outcome?,
     cause: Throwable?,
-    operation: String = OPERATION,
-    lastValue: Any? = null,
-) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue)
+    operation: String,
+    lastValue: Any?,
+    coreMessage: String?,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue, coreMessage) {
+    @JvmOverloads constructor(
+        decision: Decision.Reconcile,
+        idempotencyKey: String,
+        lastOutcome: Outcome?,
+        cause: Throwable?,
+        operation: String = OPERATION,
+        lastValue: Any? = null,
+    ) : this(decision, idempotencyKey, lastOutcome, cause, operation, lastValue, null)
+}
 
 /** A conflict: re-read, recompute, and start a new operation before [deadlineMs]. */
-class RestartRequiredException @JvmOverloads constructor(
+class RestartRequiredException internal constructor(
     decision: Decision.Restart,
     idempotencyKey: String,
     lastOutcome: Outcome?,
     cause: Throwable?,
-    operation: String = OPERATION,
-    lastValue: Any? = null,
-) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue) {
+    operation: String,
+    lastValue: Any?,
+    coreMessage: String?,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue, coreMessage) {
+    @JvmOverloads constructor(
+        decision: Decision.Restart,
+        idempotencyKey: String,
+        lastOutcome: Outcome?,
+        cause: Throwable?,
+        operation: String = OPERATION,
+        lastValue: Any? = null,
+    ) : this(decision, idempotencyKey, lastOutcome, cause, operation, lastValue, null)
+
     val deadlineMs: Long = decision.deadlineMs
 }
 
 /** How an ending names an operation with no name of its own (a lambda), as in every language. */
 internal const val OPERATION = "operation"
 
-/** The typed ending of an ending decision other than `Succeeded` (null for a success), naming [operation], raised with [cause] or [lastValue]. */
-internal fun endingException(decision: Decision, key: String, lastOutcome: Outcome?, cause: Throwable?, operation: String, lastValue: Any?): OperationFailedException? = when (decision) {
-    is Decision.GaveUp -> GaveUpException(decision, key, lastOutcome, cause, operation, lastValue)
-    is Decision.Reconcile -> ReconcileRequiredException(decision, key, lastOutcome, cause, operation, lastValue)
-    is Decision.Restart -> RestartRequiredException(decision, key, lastOutcome, cause, operation, lastValue)
+/**
+ * The typed ending of an ending decision other than `Succeeded` (null for a success), naming [operation], raised with
+ * [cause] or [lastValue]; its message is [coreMessage], the driver's ([Driver.endingMessage]).
+ */
+internal fun endingException(decision: Decision, key: String, lastOutcome: Outcome?, cause: Throwable?, operation: String, lastValue: Any?, coreMessage: String?): OperationFailedException? = when (decision) {
+    is Decision.GaveUp -> GaveUpException(decision, key, lastOutcome, cause, operation, lastValue, coreMessage)
+    is Decision.Reconcile -> ReconcileRequiredException(decision, key, lastOutcome, cause, operation, lastValue, coreMessage)
+    is Decision.Restart -> RestartRequiredException(decision, key, lastOutcome, cause, operation, lastValue, coreMessage)
     else -> null
 }
 

@@ -46,12 +46,15 @@ internal class Io<T>(
  * (held under the ending's token), else [valueOrThrow] throws the typed
  * ending, raised with what the ending's token held: an error as its cause,
  * a function's [value] as its `lastValue` (the caller's from then on: never
- * released). [decision] is read from the driver (the typed finish) while it is open.
+ * released). [decision] is read from the driver (the typed finish) while it
+ * is open, and so is the typed ending's message (the core's, given how the
+ * helper names the operation: [Driver.endingMessage]).
  */
 internal class Ended<T>(
     val returned: Boolean,
     val value: T?,
     private val typed: () -> Ending,
+    private val driver: Driver,
     private val cause: Throwable?,
     private val key: String,
     /** What is left of the time the returned value is readable in (the core's `readable_until_ms` less now), in ms; null: no limit. */
@@ -78,7 +81,7 @@ internal class Ended<T>(
     fun valueOrThrow(operation: String): T {
         if (returned) return value as T
         val ending = typed()
-        throw endingException(ending.decision, key, ending.lastResult?.outcome, cause, operation, value) ?: IllegalStateException("retryplan: succeeded without a value to return")
+        throw endingException(ending.decision, key, ending.lastResult?.outcome, cause, operation, value, driver.endingMessage(operation)) ?: IllegalStateException("retryplan: succeeded without a value to return")
     }
 }
 
@@ -359,7 +362,7 @@ internal class Host<T>(
         val typed = { (driver.pollAction(now) as Action.Finish).ending }
         request?.ended(driver)
         val windowLeftMs = if (readableUntilMs == W.NONE) null else readableUntilMs - now
-        return if (returns) Ended(true, kept?.value as T?, typed, null, key, windowLeftMs) else Ended(false, kept?.value as T?, typed, kept?.error, key)
+        return if (returns) Ended(true, kept?.value as T?, typed, driver, null, key, windowLeftMs) else Ended(false, kept?.value as T?, typed, driver, kept?.error, key)
     }
 
     /** No more results: everything still held (the ending's own result was taken out) or still arriving is released. */

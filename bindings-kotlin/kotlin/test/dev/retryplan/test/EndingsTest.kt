@@ -139,6 +139,40 @@ class EndingsTest {
     }
 
     @Test
+    fun `an HTTP ending after a status that is no HTTP status names it, in the core's words`() {
+        // Each 999 is read as a malformed response (the server's fault, a lost connection: the response is closed);
+        // the GET is retried, and the ending names the status as every language does (the core's Ending::message).
+        val hint = "; the last response's status 999 is no HTTP status (100..=599): read as a malformed response, the server's fault"
+        LocalServer { LocalServer.Reply.Status(999) }.use { server ->
+            policy().use { policy ->
+                val viaHttpClient = assertThrows(GaveUpException::class.java) {
+                    RetryingHttpClient(HttpClient.newHttpClient(), policy).send(HttpRequest.newBuilder(server.uri), HttpResponse.BodyHandlers.discarding())
+                }
+                val client = OkHttpClient.Builder().retrying(RetryInterceptor(policy)).build()
+                val (viaOkHttp, post) = try {
+                    val get = assertThrows(GaveUpException::class.java) {
+                        client.newCall(Request.Builder().url(server.uri.toString()).build()).execute().close()
+                    }
+                    // A POST without a key of its own is not repeated: reconcile, and the words say what came back.
+                    val body = RequestBody.create(MediaType.parse("text/plain"), "order")
+                    get to assertThrows(ReconcileRequiredException::class.java) {
+                        client.newCall(Request.Builder().url(server.uri.toString()).post(body).build()).execute().close()
+                    }
+                } finally {
+                    client.dispatcher().executorService().shutdown()
+                    client.connectionPool().evictAll()
+                }
+                val gaveUp = "retryplan: GET ${server.uri}: gave up after 3 attempts: attempts_exhausted$hint"
+                assertEquals(
+                    listOf(gaveUp, gaveUp, "retryplan: POST ${server.uri}: ${reconcile(post.idempotencyKey)}$hint"),
+                    listOf(viaHttpClient.message, viaOkHttp.message, post.message),
+                )
+                assertEquals(3 + 3 + 1, server.seen.size)
+            }
+        }
+    }
+
+    @Test
     fun `an ending names outcomeOfError after an error nothing classified, and only then`() {
         val decision = Decision.Reconcile(attempts = 1, remainingMs = 0, abortAttempts = emptyList())
         val words = endingMessage(decision, "placeOrder", "k-1")!!
@@ -160,11 +194,11 @@ class EndingsTest {
 
         @Suppress("UNCHECKED_CAST")
         val rules = (Json.parse(File(root, "tests/messages/rules.json").readText()) as Map<String, Any?>)["rules"] as List<Map<String, Any?>>
-        val endings = rules.filter { (it["id"] as String).startsWith("ending_") }
-        assertEquals(listOf("ending_gave_up", "ending_reconcile", "ending_restart", "ending_with_hint"), endings.map { it["id"] })
+        val endings = rules.filter { (it["id"] as String).startsWith("ending_") || it["id"] == "malformed_status" }
+        assertEquals(listOf("ending_gave_up", "ending_reconcile", "ending_restart", "ending_with_hint", "malformed_status"), endings.map { it["id"] })
         val parts = endings.flatMap { (it["template"] as String).split(Regex("""\{\d+(:q)?\}""")) }
             .map { it.trim() }.filter { it.length > 3 && it != "retryplan:" }
-        assertEquals(3, parts.size, parts.toString())
+        assertEquals(5, parts.size, parts.toString())
         val sources = listOf("main", "jvm", "okhttp").flatMap { File(root, "bindings-kotlin/kotlin/$it").walk().filter { f -> f.extension == "kt" }.toList() }
         assertFalse(sources.isEmpty())
         for (source in sources) {
