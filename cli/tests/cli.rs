@@ -1052,3 +1052,114 @@ fn a_bad_field_of_a_service_time_or_a_phase_is_reported_at_its_own_path_and_hide
         ]
     );
 }
+
+// ---------------------------------------------------------------- hedging, ranges, pipes, overwrites
+
+const HEDGED: &str = r#"{"max_attempts": 3, "total_timeout_ms": 1000, "attempt_timeout": {"fixed_ms": 500},
+    "idempotency": "idempotent", "hedging": {"delay_ms": 100, "max_hedged_attempts": 2}}"#;
+
+#[test]
+fn explain_and_check_follow_the_engine_s_hedges_whose_windows_overlap() {
+    let path = scratch("hedged.json", HEDGED);
+    let checked = retryplan(&["check", &path]);
+    assert_eq!(checked.code, 0, "{}", checked.stdout);
+    assert_eq!(checked.stdout, format!("{path}: ok (policy)\n"), "all three attempts fit: no warning");
+    let explained = retryplan(&["explain", "--strict", &path]);
+    assert_eq!(explained.code, 0, "{}{}", explained.stdout, explained.stderr);
+    let rows: Vec<&str> = explained.stdout.lines().skip(6).take(4).map(str::trim).collect();
+    assert_eq!(
+        rows,
+        [
+            "0       500  attempt 1, effective timeout 500 ms",
+            "100       600  attempt 2, a hedge beside attempt 1, effective timeout 500 ms",
+            "200       700  attempt 3, a hedge beside attempts 1 and 2, effective timeout 500 ms",
+            "700            gives up: attempts_exhausted after 3 attempts with 250 ms of time left after the reserve",
+        ],
+        "{}",
+        explained.stdout
+    );
+    assert!(explained
+        .stdout
+        .contains("Hedged: a hedge starts 100 ms after the latest start while attempts run, up to 3 at once.\n"));
+    assert!(explained.stdout.contains("3 configured (max_attempts), 3 can run before the deadline."));
+    assert!(explained.stdout.contains("Unbounded worst case: 700 ms from the first attempt"), "{}", explained.stdout);
+    let json: Value = serde_json::from_str(&retryplan(&["explain", "--json", &path]).stdout).expect("JSON");
+    let starts: Vec<u64> =
+        json["steps"].as_array().unwrap().iter().map(|step| step["start_ms"].as_u64().unwrap()).collect();
+    assert_eq!(starts, [0, 100, 200]);
+    assert_eq!(json["unbounded_worst_case_ms"], 700);
+}
+
+#[test]
+fn a_time_no_clock_reads_is_a_usage_error_naming_its_option() {
+    for (option, value) in [
+        ("--first-attempt-at-ms", "9007199254740992"),
+        ("--first-attempt-at-ms", "18446744073709551615"),
+        ("--deadline-ms", "9007199254740992"),
+        ("--deadline-ms", "18446744073709551615"),
+    ] {
+        let out = retryplan(&["explain", "examples/policies/checkout.json", option, value]);
+        assert_eq!(out.code, 2, "{option} {value}: {}", out.stdout);
+        assert!(out.stdout.is_empty(), "{option} {value}: nothing explained: {}", out.stdout);
+        assert!(
+            out.stderr.contains(&format!("invalid value '{value}' for '{option}"))
+                && out.stderr.contains("must be a whole number of milliseconds in 0..=2^53 - 1"),
+            "{option} {value}: {}",
+            out.stderr
+        );
+    }
+    // The largest time a clock reads is explained: the engine gives up before any attempt.
+    let out = retryplan(&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "9007199254740991"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("gives up: deadline_insufficient after 0 attempts"), "{}", out.stdout);
+}
+
+/// The binary run with its stdout and stderr on one pipe that is closed
+/// before it writes (`2>&1 | head -c1`); its exit code.
+fn with_output_closed(args: &[&str]) -> i32 {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retryplan"))
+        .args(args)
+        .current_dir(root())
+        .stdout(writer.try_clone().expect("clone"))
+        .stderr(writer)
+        .spawn()
+        .expect("the binary runs");
+    drop(reader);
+    child.wait().expect("the binary ends").code().unwrap_or(-1)
+}
+
+#[test]
+fn a_closed_pipe_on_stderr_ends_the_messages_quietly() {
+    let svg = std::env::temp_dir().join(format!("retryplan-cli-tests-{}-closed.svg", std::process::id()));
+    let svg = svg.to_string_lossy().into_owned();
+    for (args, expected) in [
+        (&["explain", "nonexistent.json"][..], 2),
+        (&["check", "cli/tests/fixtures/invalid.json"][..], 1),
+        (&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--strict"][..], 1),
+        (&["compile", "cli/tests/fixtures/invalid.json"][..], 1),
+        (&["simulate", "examples/checkout.json", "--variants", "as-written", "--svg", &svg][..], 0),
+    ] {
+        // A panic exits with 101.
+        assert_eq!(with_output_closed(args), expected, "{args:?} 2>&1 | closed");
+    }
+    let _ = std::fs::remove_file(&svg);
+}
+
+#[test]
+fn an_output_path_that_is_the_input_file_is_refused() {
+    let plan = std::fs::read_to_string(root().join("examples/checkout.json")).expect("example");
+    let path = scratch("overwrite.json", &plan);
+    let compiled = retryplan(&["compile", &path, "--out", &path]);
+    assert_eq!(compiled.code, 2, "{}", compiled.stderr);
+    assert!(compiled.stderr.contains("is the file being compiled"), "{}", compiled.stderr);
+    let charted = retryplan(&["simulate", &path, "--variants", "as-written", "--svg", &path]);
+    assert_eq!(charted.code, 2, "{}", charted.stderr);
+    assert!(charted.stderr.contains("is the plan file"), "{}", charted.stderr);
+    assert!(charted.stdout.is_empty(), "refused before the run: {}", charted.stdout);
+    // The same file by another path is the same file.
+    let dir = Path::new(&path).parent().unwrap();
+    let other = retryplan_in(dir, &["compile", &path, "--out", "./overwrite.json"]);
+    assert_eq!(other.code, 2, "{}", other.stderr);
+    assert_eq!(std::fs::read_to_string(&path).expect("still there"), plan, "the input is untouched");
+}
