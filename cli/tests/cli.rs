@@ -1163,3 +1163,40 @@ fn an_output_path_that_is_the_input_file_is_refused() {
     assert_eq!(other.code, 2, "{}", other.stderr);
     assert_eq!(std::fs::read_to_string(&path).expect("still there"), plan, "the input is untouched");
 }
+
+#[test]
+fn a_scenario_of_the_wrong_shape_is_told_in_the_policy_s_words_never_in_rust_s() {
+    let base = r#""arrivals_per_second": 10, "duration_ms": 1000, "capacity": {"workers": 4, "queue_limit": 8}, "service_time": {"kind": "constant", "ms": 10}"#;
+    for (scenario, problem) in [
+        (r#""x""#.to_owned(), r#"scenario: expected an object, found the string "x""#),
+        ("[1]".to_owned(), "scenario: expected an object, found a list"),
+        (
+            format!(r#"{{{base}, "capacity": 5}}"#).replacen(
+                r#""capacity": {"workers": 4, "queue_limit": 8}, "#,
+                "",
+                1,
+            ),
+            "scenario.capacity: expected an object, found the number 5",
+        ),
+        (
+            format!(r#"{{{base}}}"#).replace(r#"{"kind": "constant", "ms": 10}"#, r#""constant""#),
+            r#"scenario.service_time: expected an object, found the string "constant""#,
+        ),
+        (
+            format!(r#"{{{base}}}"#).replace(r#"{"kind": "constant", "ms": 10}"#, "[1, 2]"),
+            "scenario.service_time: expected an object, found a list",
+        ),
+        (format!(r#"{{{base}, "phases": [5]}}"#), "scenario.phases[0]: expected an object, found the number 5"),
+        (format!(r#"{{{base}, "phases": [[]]}}"#), "scenario.phases[0]: expected an object, found a list"),
+        (format!(r#"{{{base}, "phases": "no"}}"#), r#"scenario.phases: expected a list, found the string "no""#),
+        (
+            format!(r#"{{{base}, "propagate_deadline": "yes"}}"#),
+            r#"scenario.propagate_deadline: expected a boolean, found the string "yes""#,
+        ),
+    ] {
+        let path = scratch("shape.json", &format!(r#"{{"policy": {{}}, "scenario": {scenario}}}"#));
+        let out = retryplan(&["check", &path]);
+        assert_eq!(out.code, 1, "{scenario}: {}", out.stdout);
+        assert_eq!(out.stdout, format!("{path}: invalid, 1 problem\n  {problem}\n"), "{scenario}");
+    }
+}
