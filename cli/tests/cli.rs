@@ -1200,3 +1200,32 @@ fn a_scenario_of_the_wrong_shape_is_told_in_the_policy_s_words_never_in_rust_s()
         assert_eq!(out.stdout, format!("{path}: invalid, 1 problem\n  {problem}\n"), "{scenario}");
     }
 }
+
+#[test]
+fn a_misspelt_plan_key_is_offered_not_a_policy_s_fields() {
+    for (text, key, meant) in [
+        (r#"{"polcy": {"max_attempts": 2}}"#, "polcy", "policy"),
+        (r#"{"profile": {"read": {}}}"#, "profile", "profiles"),
+        (r#"{"Policy": {}}"#, "Policy", "policy"),
+        (r#"{"scenaro": {}}"#, "scenaro", "scenario"),
+    ] {
+        let path = scratch("misspelt_plan.json", text);
+        let out = retryplan(&["check", &path]);
+        assert_eq!(out.code, 1, "{text}: {}", out.stdout);
+        assert_eq!(
+            out.stdout,
+            format!(
+                "{path}: invalid, 1 problem\n  {key}: unknown field `{key}` (did you mean `{meant}`?): the file was read as a bare policy, as none of its keys is a plan's (policy, profiles, dependency, scenario)\n"
+            ),
+            "{text}"
+        );
+    }
+    // A policy's own misspelt field is still offered the policy's field.
+    let path = scratch("misspelt_field.json", r#"{"backof": {}}"#);
+    let out = retryplan(&["check", &path]);
+    assert!(
+        out.stdout.contains("unknown field `backof` (did you mean `backoff`?), expected one of `max_attempts`"),
+        "{}",
+        out.stdout
+    );
+}
