@@ -332,7 +332,7 @@ fn read_config(value: &Value) -> Result<ScenarioConfig, Violation> {
             && node_at(&mut json.clone(), error.path()).is_some_and(|node| node.is_array());
         // A tagged object read from a list takes its first item for the tag.
         let tag_from_a_list = serde_message.ends_with("expected variant identifier")
-            && matches!(error.path().iter().last(), Some(serde_path_to_error::Segment::Seq { .. }));
+            && matches!(error.path().iter().next_back(), Some(serde_path_to_error::Segment::Seq { .. }));
         if tag_from_a_list {
             let field = path.rsplit_once('[').map_or(String::new(), |(list, _)| list.to_owned());
             return Violation { field, message: "expected an object, found a list".into() };

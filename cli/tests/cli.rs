@@ -1114,21 +1114,26 @@ fn a_time_no_clock_reads_is_a_usage_error_naming_its_option() {
     assert!(out.stdout.contains("gives up: deadline_insufficient after 0 attempts"), "{}", out.stdout);
 }
 
-/// The binary run with its stdout and stderr on one pipe that is closed
-/// before it writes (`2>&1 | head -c1`); its exit code.
+/// The binary run with its stdout and stderr on one connection whose other
+/// end is closed before it starts (as `2>&1 | head -c1` is once `head` has
+/// its byte: every write fails with a broken pipe, whenever it comes); its
+/// exit code.
+#[cfg(unix)]
 fn with_output_closed(args: &[&str]) -> i32 {
-    let (reader, writer) = std::io::pipe().expect("pipe");
+    let (reader, writer) = std::os::unix::net::UnixStream::pair().expect("a connected pair");
+    drop(reader);
+    let output = std::os::fd::OwnedFd::from(writer.try_clone().expect("clone"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_retryplan"))
         .args(args)
         .current_dir(root())
-        .stdout(writer.try_clone().expect("clone"))
-        .stderr(writer)
+        .stdout(output)
+        .stderr(std::os::fd::OwnedFd::from(writer))
         .spawn()
         .expect("the binary runs");
-    drop(reader);
     child.wait().expect("the binary ends").code().unwrap_or(-1)
 }
 
+#[cfg(unix)]
 #[test]
 fn a_closed_pipe_on_stderr_ends_the_messages_quietly() {
     let svg = std::env::temp_dir().join(format!("retryplan-cli-tests-{}-closed.svg", std::process::id()));
