@@ -2,9 +2,12 @@
 //!
 //! The timeline runs the real [`Operation`] (so it can never disagree with it)
 //! from time 0, with every attempt failing retryably at its timeout and every
-//! jitter draw at the top of its range. It shows each attempt's window and
-//! effective timeout, each wait's range, how many configured attempts can
-//! actually run before the deadline, and plain warnings.
+//! jitter draw at the top of its range, polling it at every wakeup as a host
+//! does: a hedged policy's hedges start when the engine starts them, beside
+//! the attempts still running, so attempt windows may overlap. It shows each
+//! attempt's window and effective timeout, each wait's range, how many
+//! configured attempts can actually run before the deadline, and plain
+//! warnings.
 
 use alloc::borrow::ToOwned;
 use alloc::format;
