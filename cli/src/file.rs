@@ -13,7 +13,9 @@
 //!     retry slots) each client holds for the dependency, as in `core`;
 //!   - `scenario`: the world `simulate` runs the policy in ([`ScenarioConfig`](crate::scenario::ScenarioConfig)).
 //!
-//! A file is a plan as soon as it has one of those four keys. Every problem is
+//! A file is a plan as soon as it has one of those four keys; a bare policy's
+//! unknown key close to one of them (`polcy`, `profile`) is reported as
+//! that plan key misspelt. Every problem is
 //! reported with its dotted field path and the rule it breaks; the policy and
 //! dependency rules are `core`'s own, unchanged.
 
@@ -210,7 +212,8 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
                     chosen_policy = Some(policy);
                 }
             }
-            Err(more) => problems.extend(within(prefix, more)),
+            Err(more) if is_plan => problems.extend(within(prefix, more)),
+            Err(more) => problems.extend(within(prefix, more).map(misspelt_plan_key)),
         }
         sections.push(if is_plan { source.clone() } else { "policy".to_owned() });
     }
@@ -275,6 +278,24 @@ fn attempts_that_cannot_fit(prefix: &str, policy: &Policy) -> Option<Problem> {
         }
         _ => None,
     })
+}
+
+/// A bare policy's unknown top-level field that is close to a plan key
+/// (`polcy`, `profile`, `Policy`): the file meant to be a plan, and no key
+/// made it one, so the plan key is offered rather than a policy's fields.
+fn misspelt_plan_key(problem: Problem) -> Problem {
+    let unknown = !problem.field.contains(['.', '[']) && problem.message.starts_with("unknown field");
+    match closest_name(&problem.field, PLAN_KEYS).filter(|_| unknown) {
+        Some(name) => {
+            let message = format!(
+                "unknown field `{}` (did you mean `{name}`?): the file was read as a bare policy, as none of its keys is a plan's ({})",
+                problem.field,
+                PLAN_KEYS.join(", ")
+            );
+            Problem::new(problem.field, message)
+        }
+        None => problem,
+    }
 }
 
 /// Whether `value` holds the field at `keys` (object keys, outermost first).

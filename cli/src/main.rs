@@ -44,10 +44,10 @@ enum Command {
         #[arg(long)]
         profile: Option<String>,
         /// A caller's deadline, ms from the operation's start (default: the policy's total timeout).
-        #[arg(long, allow_negative_numbers = true)]
+        #[arg(long, allow_negative_numbers = true, value_parser = ms)]
         deadline_ms: Option<u64>,
         /// Time spent before the first attempt (queueing, connecting), ms.
-        #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = ms)]
         first_attempt_at_ms: u64,
         /// Print the timeline as JSON.
         #[arg(long)]
@@ -98,6 +98,29 @@ enum Command {
     },
 }
 
+/// A time in ms for an option: a whole number no clock reading passes
+/// (`MAX_MS`, 2^53 - 1, as every binding and the core refuse past it), in
+/// the core's words; clap names the option and exits with 2.
+fn ms(text: &str) -> Result<u64, String> {
+    text.parse::<u64>().ok().filter(|ms| *ms <= retryplan::ground::units::MAX_MS).ok_or_else(|| {
+        format!("must be a whole number of milliseconds in 0..=2^53 - 1 ({})", retryplan::ground::units::MAX_MS)
+    })
+}
+
+/// Writes to stderr, as [`out`] writes to stdout: a closed pipe
+/// (`2>&1 | head -c1`) ends the messages quietly rather than panicking as
+/// `eprintln!` does; any other failure to write a message has nowhere to be
+/// told, and the exit code says what happened.
+fn err(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(text.as_bytes()).and_then(|()| stderr.flush());
+}
+
+/// [`err`] with `format!`'s arguments and a newline, as `eprintln!`.
+macro_rules! errln {
+    ($($arg:tt)*) => { err(&format!("{}\n", format_args!($($arg)*))) };
+}
+
 /// Writes to stdout. A closed pipe (`| head -c1`) is the reader saying it has
 /// seen enough: the output ends quietly, with no message, and the command
 /// finishes as it would have (as `print!` would not: it panics). Any other
@@ -107,7 +130,7 @@ fn out(text: &str) -> Result<(), ExitCode> {
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
-            eprintln!("retryplan: cannot write to stdout: {error}");
+            errln!("retryplan: cannot write to stdout: {error}");
             Err(ExitCode::from(USAGE))
         }
         _ => Ok(()),
@@ -148,19 +171,29 @@ fn chart_beside(file: &str) -> PathBuf {
     }
 }
 
+/// Whether `output` names the file `input` (the same file by another path
+/// too: `./plan.json`, a link). A file that does not exist yet is never the
+/// input.
+fn same_file(output: &Path, input: &Path) -> bool {
+    match (std::fs::canonicalize(output), std::fs::canonicalize(input)) {
+        (Ok(output), Ok(input)) => output == input,
+        _ => false,
+    }
+}
+
 /// Prints a file error and returns its exit code.
 fn fail(path: &str, error: &FileError) -> ExitCode {
     match error {
         FileError::Io(message) => {
-            eprintln!("retryplan: {message}");
+            errln!("retryplan: {message}");
             ExitCode::from(USAGE)
         }
         FileError::Usage(message) => {
-            eprintln!("retryplan: {path}: {message}");
+            errln!("retryplan: {path}: {message}");
             ExitCode::from(USAGE)
         }
         FileError::Invalid(problems) => {
-            eprint!("{}", problem_list(path, problems));
+            err(&problem_list(path, problems));
             ExitCode::from(INVALID)
         }
     }
@@ -222,14 +255,21 @@ fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>, dependenc
         for warning in &plan.warnings {
             text.push_str(&format!("  {}\n", warning.line()));
         }
-        eprint!("{text}");
+        err(&text);
+    }
+    if let Some(out_path) = out_path.filter(|out_path| same_file(out_path, Path::new(path))) {
+        errln!(
+            "retryplan: compile --out {} is the file being compiled: it would be overwritten; write the compiled form elsewhere",
+            out_path.display()
+        );
+        return ExitCode::from(USAGE);
     }
     let (what, form) = if dependency {
         // Validated by `load` already: compiling a valid configuration cannot fail.
         match plan.dependency_config.to_compiled() {
             Ok(form) => ("dependency", form),
             Err(error) => {
-                eprintln!("retryplan: internal error: {error}");
+                errln!("retryplan: internal error: {error}");
                 return ExitCode::from(INTERNAL);
             }
         }
@@ -244,10 +284,10 @@ fn compile(path: &str, profile: Option<&str>, out_path: Option<&Path>, dependenc
         }
         Some(out_path) => {
             if let Err(error) = std::fs::write(out_path, &form) {
-                eprintln!("retryplan: cannot write {}: {error}", out_path.display());
+                errln!("retryplan: cannot write {}: {error}", out_path.display());
                 return ExitCode::from(USAGE);
             }
-            eprintln!("{path}: {what} compiled, {} bytes written to {}", form.len(), out_path.display());
+            errln!("{path}: {what} compiled, {} bytes written to {}", form.len(), out_path.display());
         }
     }
     ExitCode::SUCCESS
@@ -265,19 +305,26 @@ fn explain(
         Ok(plan) => plan,
         Err(code) => return code,
     };
-    let timeline = explain::timeline(&plan, deadline_ms, first_at);
+    // The options are in range already (`ms`); the core refuses the same.
+    let timeline = match explain::try_timeline(&plan, deadline_ms, first_at) {
+        Ok(timeline) => timeline,
+        Err(error) => {
+            errln!("retryplan: {error}");
+            return ExitCode::from(USAGE);
+        }
+    };
     let text = if json {
         match serde_json::to_string_pretty(&timeline) {
             Ok(text) => format!("{text}\n"),
             Err(error) => {
-                eprintln!("retryplan: cannot write JSON: {error}");
+                errln!("retryplan: cannot write JSON: {error}");
                 return ExitCode::from(INTERNAL);
             }
         }
     } else {
         let source =
             if plan.policy_source == "policy" { path.to_owned() } else { format!("{path} ({})", plan.policy_source) };
-        explain::render(&source, &timeline)
+        explain::render_policy(&source, &plan.policy, &timeline)
     };
     if let Err(code) = out(&text) {
         return code;
@@ -285,7 +332,7 @@ fn explain(
     if strict && !timeline.warnings.is_empty() {
         let count = timeline.warnings.len();
         let noun = if count == 1 { "warning" } else { "warnings" };
-        eprintln!("retryplan: {path}: {count} {noun}, and --strict fails on warnings");
+        errln!("retryplan: {path}: {count} {noun}, and --strict fails on warnings");
         return ExitCode::from(INVALID);
     }
     ExitCode::SUCCESS
@@ -306,16 +353,24 @@ fn simulate(
             Some(_) => {}
             None => {
                 let known: Vec<&str> = VariantName::ALL.iter().map(|variant| variant.name()).collect();
-                eprintln!("retryplan: unknown variant `{text}` (known: {})", known.join(", "));
+                errln!("retryplan: unknown variant `{text}` (known: {})", known.join(", "));
                 return ExitCode::from(USAGE);
             }
         }
     }
     // Refused before the run rather than after it, as `compile --out` refuses
-    // a path whose directory is missing (no directory is created).
+    // a path whose directory is missing (no directory is created), and as
+    // the default chart path is never the plan file itself (`chart_beside`).
+    if let Some(svg_path) = svg.as_deref().filter(|svg_path| same_file(svg_path, Path::new(path))) {
+        errln!(
+            "retryplan: simulate --svg {} is the plan file: the chart would overwrite it; write the chart elsewhere",
+            svg_path.display()
+        );
+        return ExitCode::from(USAGE);
+    }
     if let Some(svg_path) = &svg {
         if let Some(parent) = svg_path.parent().filter(|parent| !parent.as_os_str().is_empty() && !parent.is_dir()) {
-            eprintln!("retryplan: cannot write the chart to {}: no directory {}", svg_path.display(), parent.display());
+            errln!("retryplan: cannot write the chart to {}: no directory {}", svg_path.display(), parent.display());
             return ExitCode::from(USAGE);
         }
     }
@@ -324,23 +379,20 @@ fn simulate(
         Err(code) => return code,
     };
     let Some(scenario) = plan.scenario.clone() else {
-        eprint!(
-            "{}",
-            problem_list(
-                path,
-                &[file::Problem {
-                    field: "scenario".to_owned(),
-                    message: "simulate needs a `scenario` (arrivals, capacity, phases): see examples/checkout.json"
-                        .to_owned(),
-                }]
-            )
-        );
+        err(&problem_list(
+            path,
+            &[file::Problem {
+                field: "scenario".to_owned(),
+                message: "simulate needs a `scenario` (arrivals, capacity, phases): see examples/checkout.json"
+                    .to_owned(),
+            }],
+        ));
         return ExitCode::from(INVALID);
     };
     let variants = match simulate::variants(&plan, &scenario, &names) {
         Ok(variants) => variants,
         Err(message) => {
-            eprintln!("{path}: invalid, 1 problem\n  {message}");
+            errln!("{path}: invalid, 1 problem\n  {message}");
             return ExitCode::from(INVALID);
         }
     };
@@ -353,18 +405,17 @@ fn simulate(
         if show_progress && (last_shown.elapsed().as_millis() >= 200 || done >= 1.0) {
             last_shown = Instant::now();
             let name = variants.get(index).map_or("", |variant| variant.name.name());
-            eprint!("\rsimulating {name} ({}/{count}): {:>3.0}%   ", index + 1, done * 100.0);
-            let _ = std::io::stderr().flush();
+            err(&format!("\rsimulating {name} ({}/{count}): {:>3.0}%   ", index + 1, done * 100.0));
         }
     };
     let result = simulate::run(&plan, &scenario, &variants, seed, &mut progress);
     if show_progress {
-        eprint!("\r{:60}\r", "");
+        err(&format!("\r{:60}\r", ""));
     }
     let result = match result {
         Ok(result) => result,
         Err(error) => {
-            eprintln!("retryplan: internal error: {}", error.0);
+            errln!("retryplan: internal error: {}", error.0);
             return ExitCode::from(INTERNAL);
         }
     };
@@ -372,7 +423,7 @@ fn simulate(
     let attempts: u64 = result.variants.iter().map(|variant| variant.summary.attempts).sum();
     let operations: u64 = result.variants.iter().map(|variant| variant.summary.operations).sum();
     let noun = if result.variants.len() == 1 { "variant" } else { "variants" };
-    eprintln!(
+    errln!(
         "simulated {} {noun} of this scenario ({operations} operations, {attempts} attempts at the dependency) in {elapsed:.2} s of wall time: {:.1} M attempts/s on this machine now, every one decided by the core (the simulator alone, on a fixed workload: cargo bench -p retryplan-cli)",
         result.variants.len(),
         attempts as f64 / elapsed.max(1e-9) / 1e6
@@ -382,7 +433,7 @@ fn simulate(
         match serde_json::to_string_pretty(&result) {
             Ok(text) => format!("{text}\n"),
             Err(error) => {
-                eprintln!("retryplan: cannot write JSON: {error}");
+                errln!("retryplan: cannot write JSON: {error}");
                 return ExitCode::from(INTERNAL);
             }
         }
@@ -396,9 +447,9 @@ fn simulate(
         let written = chart::svg(path, &scenario, seed, &result.variants)
             .and_then(|text| std::fs::write(&svg_path, text).map_err(|error| error.to_string()));
         match written {
-            Ok(()) => eprintln!("chart written to {}", svg_path.display()),
+            Ok(()) => errln!("chart written to {}", svg_path.display()),
             Err(error) => {
-                eprintln!("retryplan: cannot write the chart to {}: {error}", svg_path.display());
+                errln!("retryplan: cannot write the chart to {}: {error}", svg_path.display());
                 return ExitCode::from(USAGE);
             }
         }

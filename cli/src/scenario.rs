@@ -324,7 +324,25 @@ fn read_config(value: &Value) -> Result<ScenarioConfig, Violation> {
         if let Some(field) = field_in_tagged(&json, error.path(), &serde_message) {
             path = join(&path, &field);
         }
+        // serde reads an object (a struct, a tagged phase) from a list too,
+        // item by item, and then reports a length or a missing field: the
+        // list is what is wrong.
+        let a_list_for_an_object = (serde_message.starts_with("invalid length")
+            || serde_message.starts_with("missing field"))
+            && node_at(&mut json.clone(), error.path()).is_some_and(|node| node.is_array());
+        // A tagged object read from a list takes its first item for the tag.
+        let tag_from_a_list = serde_message.ends_with("expected variant identifier")
+            && matches!(error.path().iter().next_back(), Some(serde_path_to_error::Segment::Seq { .. }));
+        if tag_from_a_list {
+            let field = path.rsplit_once('[').map_or(String::new(), |(list, _)| list.to_owned());
+            return Violation { field, message: "expected an object, found a list".into() };
+        }
         let path = if path == "." { String::new() } else { path };
+        if a_list_for_an_object {
+            let path = error.path().to_string();
+            let field = if path == "." { String::new() } else { path };
+            return Violation { field, message: "expected an object, found a list".into() };
+        }
         let message = in_words(&with_suggestion(serde_message), &path);
         // serde names the object that lacks a field; the core's readers name the
         // field itself, which is also what `check::read_all` recognises as its own
@@ -376,7 +394,10 @@ fn node_at<'a>(json: &'a mut serde_json::Value, path: &serde_path_to_error::Path
 }
 
 /// serde's "invalid value: integer `-5`, expected u64" (or "invalid type:
-/// string \"x\", ...") at `path` in the words the core's readers use.
+/// string \"x\", expected struct Capacity") at `path` in the words the
+/// core's readers use ("expected a whole number of milliseconds, 0 or more,
+/// found the number -5", "expected an object, found the string \"x\""):
+/// never a Rust type's name. A message in other words is kept as it is.
 fn in_words(message: &str, path: &str) -> String {
     let Some(rest) = message.strip_prefix("invalid ") else { return message.to_owned() };
     let Some((found, expected)) = rest.split_once(", expected ") else { return message.to_owned() };
@@ -386,6 +407,12 @@ fn in_words(message: &str, path: &str) -> String {
         "u64" => "a whole number, 0 or more".to_owned(),
         "u32" => format!("a whole number from 0 to {}", u32::MAX),
         "f64" => "a number".to_owned(),
+        "a boolean" | "a string" => expected.to_owned(),
+        "a sequence" => "a list".to_owned(),
+        // `struct Capacity`, `internally tagged enum ServiceTime`, `struct ScenarioConfig`: an object.
+        _ if expected.starts_with("struct ") || expected.contains("enum ") || expected == "a map" => {
+            "an object".to_owned()
+        }
         _ => return message.to_owned(),
     };
     let found = found.trim_start_matches("type: ").trim_start_matches("value: ");
@@ -394,6 +421,11 @@ fn in_words(message: &str, path: &str) -> String {
             format!("the number {}", value.trim_start_matches("point ").trim_matches('`'))
         }
         Some(("string", value)) => format!("the string {value}"),
+        Some(("boolean", value)) => format!("the boolean {}", value.trim_matches('`')),
+        None if found == "sequence" => "a list".to_owned(),
+        None if found == "map" => "an object".to_owned(),
+        None if found == "null" => "null".to_owned(),
+        Some(("unit", "value")) => "null".to_owned(),
         _ => found.to_owned(),
     };
     format!("expected {limit}, found {found}")

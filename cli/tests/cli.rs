@@ -1052,3 +1052,185 @@ fn a_bad_field_of_a_service_time_or_a_phase_is_reported_at_its_own_path_and_hide
         ]
     );
 }
+
+// ---------------------------------------------------------------- hedging, ranges, pipes, overwrites
+
+const HEDGED: &str = r#"{"max_attempts": 3, "total_timeout_ms": 1000, "attempt_timeout": {"fixed_ms": 500},
+    "idempotency": "idempotent", "hedging": {"delay_ms": 100, "max_hedged_attempts": 2}}"#;
+
+#[test]
+fn explain_and_check_follow_the_engine_s_hedges_whose_windows_overlap() {
+    let path = scratch("hedged.json", HEDGED);
+    let checked = retryplan(&["check", &path]);
+    assert_eq!(checked.code, 0, "{}", checked.stdout);
+    assert_eq!(checked.stdout, format!("{path}: ok (policy)\n"), "all three attempts fit: no warning");
+    let explained = retryplan(&["explain", "--strict", &path]);
+    assert_eq!(explained.code, 0, "{}{}", explained.stdout, explained.stderr);
+    let rows: Vec<&str> = explained.stdout.lines().skip(6).take(4).map(str::trim).collect();
+    assert_eq!(
+        rows,
+        [
+            "0       500  attempt 1, effective timeout 500 ms",
+            "100       600  attempt 2, a hedge beside attempt 1, effective timeout 500 ms",
+            "200       700  attempt 3, a hedge beside attempts 1 and 2, effective timeout 500 ms",
+            "700            gives up: attempts_exhausted after 3 attempts with 250 ms of time left after the reserve",
+        ],
+        "{}",
+        explained.stdout
+    );
+    assert!(explained
+        .stdout
+        .contains("Hedged: a hedge starts 100 ms after the latest start while attempts run, up to 3 at once.\n"));
+    assert!(explained.stdout.contains("3 configured (max_attempts), 3 can run before the deadline."));
+    assert!(explained.stdout.contains("Unbounded worst case: 700 ms from the first attempt"), "{}", explained.stdout);
+    let json: Value = serde_json::from_str(&retryplan(&["explain", "--json", &path]).stdout).expect("JSON");
+    let starts: Vec<u64> =
+        json["steps"].as_array().unwrap().iter().map(|step| step["start_ms"].as_u64().unwrap()).collect();
+    assert_eq!(starts, [0, 100, 200]);
+    assert_eq!(json["unbounded_worst_case_ms"], 700);
+}
+
+#[test]
+fn a_time_no_clock_reads_is_a_usage_error_naming_its_option() {
+    for (option, value) in [
+        ("--first-attempt-at-ms", "9007199254740992"),
+        ("--first-attempt-at-ms", "18446744073709551615"),
+        ("--deadline-ms", "9007199254740992"),
+        ("--deadline-ms", "18446744073709551615"),
+    ] {
+        let out = retryplan(&["explain", "examples/policies/checkout.json", option, value]);
+        assert_eq!(out.code, 2, "{option} {value}: {}", out.stdout);
+        assert!(out.stdout.is_empty(), "{option} {value}: nothing explained: {}", out.stdout);
+        assert!(
+            out.stderr.contains(&format!("invalid value '{value}' for '{option}"))
+                && out.stderr.contains("must be a whole number of milliseconds in 0..=2^53 - 1"),
+            "{option} {value}: {}",
+            out.stderr
+        );
+    }
+    // The largest time a clock reads is explained: the engine gives up before any attempt.
+    let out = retryplan(&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "9007199254740991"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("gives up: deadline_insufficient after 0 attempts"), "{}", out.stdout);
+}
+
+/// The binary run with its stdout and stderr on one connection whose other
+/// end is closed before it starts (as `2>&1 | head -c1` is once `head` has
+/// its byte: every write fails with a broken pipe, whenever it comes); its
+/// exit code.
+#[cfg(unix)]
+fn with_output_closed(args: &[&str]) -> i32 {
+    let (reader, writer) = std::os::unix::net::UnixStream::pair().expect("a connected pair");
+    drop(reader);
+    let output = std::os::fd::OwnedFd::from(writer.try_clone().expect("clone"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retryplan"))
+        .args(args)
+        .current_dir(root())
+        .stdout(output)
+        .stderr(std::os::fd::OwnedFd::from(writer))
+        .spawn()
+        .expect("the binary runs");
+    child.wait().expect("the binary ends").code().unwrap_or(-1)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_on_stderr_ends_the_messages_quietly() {
+    let svg = std::env::temp_dir().join(format!("retryplan-cli-tests-{}-closed.svg", std::process::id()));
+    let svg = svg.to_string_lossy().into_owned();
+    for (args, expected) in [
+        (&["explain", "nonexistent.json"][..], 2),
+        (&["check", "cli/tests/fixtures/invalid.json"][..], 1),
+        (&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--strict"][..], 1),
+        (&["compile", "cli/tests/fixtures/invalid.json"][..], 1),
+        (&["simulate", "examples/checkout.json", "--variants", "as-written", "--svg", &svg][..], 0),
+    ] {
+        // A panic exits with 101.
+        assert_eq!(with_output_closed(args), expected, "{args:?} 2>&1 | closed");
+    }
+    let _ = std::fs::remove_file(&svg);
+}
+
+#[test]
+fn an_output_path_that_is_the_input_file_is_refused() {
+    let plan = std::fs::read_to_string(root().join("examples/checkout.json")).expect("example");
+    let path = scratch("overwrite.json", &plan);
+    let compiled = retryplan(&["compile", &path, "--out", &path]);
+    assert_eq!(compiled.code, 2, "{}", compiled.stderr);
+    assert!(compiled.stderr.contains("is the file being compiled"), "{}", compiled.stderr);
+    let charted = retryplan(&["simulate", &path, "--variants", "as-written", "--svg", &path]);
+    assert_eq!(charted.code, 2, "{}", charted.stderr);
+    assert!(charted.stderr.contains("is the plan file"), "{}", charted.stderr);
+    assert!(charted.stdout.is_empty(), "refused before the run: {}", charted.stdout);
+    // The same file by another path is the same file.
+    let dir = Path::new(&path).parent().unwrap();
+    let other = retryplan_in(dir, &["compile", &path, "--out", "./overwrite.json"]);
+    assert_eq!(other.code, 2, "{}", other.stderr);
+    assert_eq!(std::fs::read_to_string(&path).expect("still there"), plan, "the input is untouched");
+}
+
+#[test]
+fn a_scenario_of_the_wrong_shape_is_told_in_the_policy_s_words_never_in_rust_s() {
+    let base = r#""arrivals_per_second": 10, "duration_ms": 1000, "capacity": {"workers": 4, "queue_limit": 8}, "service_time": {"kind": "constant", "ms": 10}"#;
+    for (scenario, problem) in [
+        (r#""x""#.to_owned(), r#"scenario: expected an object, found the string "x""#),
+        ("[1]".to_owned(), "scenario: expected an object, found a list"),
+        (
+            format!(r#"{{{base}, "capacity": 5}}"#).replacen(
+                r#""capacity": {"workers": 4, "queue_limit": 8}, "#,
+                "",
+                1,
+            ),
+            "scenario.capacity: expected an object, found the number 5",
+        ),
+        (
+            format!(r#"{{{base}}}"#).replace(r#"{"kind": "constant", "ms": 10}"#, r#""constant""#),
+            r#"scenario.service_time: expected an object, found the string "constant""#,
+        ),
+        (
+            format!(r#"{{{base}}}"#).replace(r#"{"kind": "constant", "ms": 10}"#, "[1, 2]"),
+            "scenario.service_time: expected an object, found a list",
+        ),
+        (format!(r#"{{{base}, "phases": [5]}}"#), "scenario.phases[0]: expected an object, found the number 5"),
+        (format!(r#"{{{base}, "phases": [[]]}}"#), "scenario.phases[0]: expected an object, found a list"),
+        (format!(r#"{{{base}, "phases": "no"}}"#), r#"scenario.phases: expected a list, found the string "no""#),
+        (
+            format!(r#"{{{base}, "propagate_deadline": "yes"}}"#),
+            r#"scenario.propagate_deadline: expected a boolean, found the string "yes""#,
+        ),
+    ] {
+        let path = scratch("shape.json", &format!(r#"{{"policy": {{}}, "scenario": {scenario}}}"#));
+        let out = retryplan(&["check", &path]);
+        assert_eq!(out.code, 1, "{scenario}: {}", out.stdout);
+        assert_eq!(out.stdout, format!("{path}: invalid, 1 problem\n  {problem}\n"), "{scenario}");
+    }
+}
+
+#[test]
+fn a_misspelt_plan_key_is_offered_not_a_policy_s_fields() {
+    for (text, key, meant) in [
+        (r#"{"polcy": {"max_attempts": 2}}"#, "polcy", "policy"),
+        (r#"{"profile": {"read": {}}}"#, "profile", "profiles"),
+        (r#"{"Policy": {}}"#, "Policy", "policy"),
+        (r#"{"scenaro": {}}"#, "scenaro", "scenario"),
+    ] {
+        let path = scratch("misspelt_plan.json", text);
+        let out = retryplan(&["check", &path]);
+        assert_eq!(out.code, 1, "{text}: {}", out.stdout);
+        assert_eq!(
+            out.stdout,
+            format!(
+                "{path}: invalid, 1 problem\n  {key}: unknown field `{key}` (did you mean `{meant}`?): the file was read as a bare policy, as none of its keys is a plan's (policy, profiles, dependency, scenario)\n"
+            ),
+            "{text}"
+        );
+    }
+    // A policy's own misspelt field is still offered the policy's field.
+    let path = scratch("misspelt_field.json", r#"{"backof": {}}"#);
+    let out = retryplan(&["check", &path]);
+    assert!(
+        out.stdout.contains("unknown field `backof` (did you mean `backoff`?), expected one of `max_attempts`"),
+        "{}",
+        out.stdout
+    );
+}
