@@ -35,71 +35,44 @@ sealed class OperationFailedException(
      * so close it when it holds a resource.
      */
     val lastValue: Any? = null,
-    /** The whole message as the helper's driver gave it ([Driver.endingMessage]); null: the core's words for the rest. */
-    coreMessage: String? = null,
-) : IOException(coreMessage ?: endingMessage(decision, operation, idempotencyKey, lastOutcome, lastValue != null) ?: decision.toString(), cause)
+) : IOException(endingMessage(decision, operation, idempotencyKey, lastOutcome, lastValue != null) ?: decision.toString(), cause) {
+    /** The whole message as the helper's driver gave it ([Driver.endingMessage]: the status of a malformed response too), when it did. */
+    internal var coreMessage: String? = null
+
+    override val message: String? get() = coreMessage ?: super.message
+}
 
 /** The operation gave up: [reason] says why (`ATTEMPTS_EXHAUSTED`, `DEADLINE_INSUFFICIENT`, ...). */
-class GaveUpException internal constructor(
+class GaveUpException @JvmOverloads constructor(
     decision: Decision.GaveUp,
     idempotencyKey: String,
     lastOutcome: Outcome?,
     cause: Throwable?,
-    operation: String,
-    lastValue: Any?,
-    coreMessage: String?,
-) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue, coreMessage) {
-    @JvmOverloads constructor(
-        decision: Decision.GaveUp,
-        idempotencyKey: String,
-        lastOutcome: Outcome?,
-        cause: Throwable?,
-        operation: String = OPERATION,
-        lastValue: Any? = null,
-    ) : this(decision, idempotencyKey, lastOutcome, cause, operation, lastValue, null)
-
+    operation: String = OPERATION,
+    lastValue: Any? = null,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue) {
     val reason: GiveUpReason = decision.reason
 }
 
 /** An unsafe write may have happened: look it up by [idempotencyKey], never repeat it blindly. */
-class ReconcileRequiredException internal constructor(
+class ReconcileRequiredException @JvmOverloads constructor(
     decision: Decision.Reconcile,
     idempotencyKey: String,
     lastOutcome: Outcome?,
     cause: Throwable?,
-    operation: String,
-    lastValue: Any?,
-    coreMessage: String?,
-) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue, coreMessage) {
-    @JvmOverloads constructor(
-        decision: Decision.Reconcile,
-        idempotencyKey: String,
-        lastOutcome: Outcome?,
-        cause: Throwable?,
-        operation: String = OPERATION,
-        lastValue: Any? = null,
-    ) : this(decision, idempotencyKey, lastOutcome, cause, operation, lastValue, null)
-}
+    operation: String = OPERATION,
+    lastValue: Any? = null,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue)
 
 /** A conflict: re-read, recompute, and start a new operation before [deadlineMs]. */
-class RestartRequiredException internal constructor(
+class RestartRequiredException @JvmOverloads constructor(
     decision: Decision.Restart,
     idempotencyKey: String,
     lastOutcome: Outcome?,
     cause: Throwable?,
-    operation: String,
-    lastValue: Any?,
-    coreMessage: String?,
-) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue, coreMessage) {
-    @JvmOverloads constructor(
-        decision: Decision.Restart,
-        idempotencyKey: String,
-        lastOutcome: Outcome?,
-        cause: Throwable?,
-        operation: String = OPERATION,
-        lastValue: Any? = null,
-    ) : this(decision, idempotencyKey, lastOutcome, cause, operation, lastValue, null)
-
+    operation: String = OPERATION,
+    lastValue: Any? = null,
+) : OperationFailedException(decision, idempotencyKey, lastOutcome, cause, operation, decision.attempts, lastValue) {
     val deadlineMs: Long = decision.deadlineMs
 }
 
@@ -111,11 +84,11 @@ internal const val OPERATION = "operation"
  * [cause] or [lastValue]; its message is [coreMessage], the driver's ([Driver.endingMessage]).
  */
 internal fun endingException(decision: Decision, key: String, lastOutcome: Outcome?, cause: Throwable?, operation: String, lastValue: Any?, coreMessage: String?): OperationFailedException? = when (decision) {
-    is Decision.GaveUp -> GaveUpException(decision, key, lastOutcome, cause, operation, lastValue, coreMessage)
-    is Decision.Reconcile -> ReconcileRequiredException(decision, key, lastOutcome, cause, operation, lastValue, coreMessage)
-    is Decision.Restart -> RestartRequiredException(decision, key, lastOutcome, cause, operation, lastValue, coreMessage)
+    is Decision.GaveUp -> GaveUpException(decision, key, lastOutcome, cause, operation, lastValue)
+    is Decision.Reconcile -> ReconcileRequiredException(decision, key, lastOutcome, cause, operation, lastValue)
+    is Decision.Restart -> RestartRequiredException(decision, key, lastOutcome, cause, operation, lastValue)
     else -> null
-}
+}?.also { it.coreMessage = coreMessage }
 
 /** How the endings name a block: a function reference's name (`::placeOrder`), else "operation" (a lambda has none). */
 internal fun operationName(block: Any): String = (block as? kotlin.reflect.KFunction<*>)?.name ?: OPERATION
