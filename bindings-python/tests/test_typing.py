@@ -118,6 +118,9 @@ BAD_USE = {
     'retryplan.Policy.from_profile("chekout")': '"from_profile" of "Policy"',
     'def c(d: retryplan.Decision) -> bool: return d.kind == "gaveup"': "Non-overlapping equality check",
     'def e(e: retryplan.RetryplanError) -> bool: return e.blame == "config"': "Non-overlapping equality check",
+    'retryplan.Policy(propagation={"retry_layer": "sometimes"})': '"retry_layer" has type',
+    'retryplan.Policy(propagation={"read_headers": ["b3"]})': "expected \"Literal['grpc', 'envoy', 'retryplan']\"",
+    'retryplan.Policy(retry_methods=["get"])': "expected \"Literal['GET', 'HEAD'",
     "retryplan.propagation.WsgiMiddleware(lambda e, s: [], policy=retryplan.Policy())({}, lambda status: None)": (
         '"__call__" of "WsgiMiddleware"'  # a start_response that takes no headers
     ),

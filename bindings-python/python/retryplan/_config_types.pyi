@@ -127,9 +127,9 @@ class PolicyFieldsPropagation(TypedDict, total=False):
     # Kept back from the caller's remaining time for this layer's answer to travel back, in ms (20 by default).
     reserve_ms: int
     # outermost (the default): a layer whose caller retries makes one attempt; every: each layer retries under its own policy.
-    retry_layer: str
+    retry_layer: Literal["outermost", "every"]
     # The header families read from an incoming request, a set (all three by default): grpc-timeout and grpc-previous-rpc-attempts; x-envoy-expected-rq-timeout-ms and x-envoy-attempt-count; retryplan-timeout-ms, retryplan-attempt and retryplan-caller-retries.
-    read_headers: Sequence[str]
+    read_headers: Sequence[Literal["grpc", "envoy", "retryplan"]]
 
 class PolicyFields(TypedDict, total=False):
     # Attempts in all, the first included (3 = one try and up to two retries).
@@ -154,7 +154,7 @@ class PolicyFields(TypedDict, total=False):
     redelivery: PolicyFieldsRedelivery
     retry_limits: PolicyFieldsRetryLimits
     # The HTTP methods retried at all (urllib3's allowed_methods); absent: RFC 9110 §9.2.2 (idempotent methods).
-    retry_methods: Sequence[str]
+    retry_methods: Sequence[Literal["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "QUERY"]]
     # The defaults when absent (and left out when written).
     propagation: PolicyFieldsPropagation
 

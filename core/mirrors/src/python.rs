@@ -101,9 +101,9 @@ impl Writer<'_> {
                         format!("{ident}Name")
                     }
                 }
-                // Names the core has no table for (HTTP methods): any string, the core checks it.
-                NameSet::Listed if key == "kind" => literal(names),
-                NameSet::Listed => "str".into(),
+                // Names the core has no table for (a `kind`, `propagation.retry_layer`, the HTTP methods of
+                // `retry_methods`): the schema's own list, which the reader refuses any other name than.
+                NameSet::Listed => literal(names),
             },
             Shape::Array(items) => format!("Sequence[{}]", self.type_of(items, key, context)),
             Shape::Object(object) => self.dict(object.clone(), &format!("{context}{}", camel(key))),
