@@ -88,7 +88,7 @@ const describe = (value) => {
 /** The binding's own refusals (src/*.rs names them by key), each the values it was given. */
 export const BINDING = {
   number: (value) => `must be a number, got ${kindOf(value)}`,
-  instance: (type) => `must be a ${type}`,
+  instance: (type) => `must be ${/^[AEIOU]/.test(type) ? 'an' : 'a'} ${type}`,
   ms: (value) => `must be a finite number of milliseconds in 0..=2^53-1, got ${describe(value)}`,
   whole: (value, max) => `must be a whole number in 0..=${max}, got ${describe(value)}`,
   integer: (value) =>

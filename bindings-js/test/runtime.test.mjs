@@ -189,6 +189,8 @@ test("the runtime's classes are its own (a Policy of another build is refused), 
     [inNode.code, inNode.field, inNode.message],
     ['invalid_argument', 'policy', 'invalid argument `policy`: must be a Policy'],
   );
+  const notIncoming = errorOf(() => new node.Driver(node.Policy.profile('read'), 0, { incoming: {} }));
+  assert.equal(notIncoming.message, 'invalid argument `incoming`: must be an IncomingContext');
   own.free();
   assert.equal(runtime.RetryplanError, node.RetryplanError);
   assert.equal(runtime.GaveUpError, tools.GaveUpError);
