@@ -79,9 +79,23 @@ pub struct Selection<'a> {
     pub all_profiles: bool,
 }
 
-/// Reads a file from disk.
+/// Reads a file from disk: text that is not UTF-8, or that starts with a
+/// byte order mark (which JSON has none of: RFC 8259 §8.1), is an invalid
+/// file, said where, not a file that could not be read.
 pub fn read(path: &str) -> Result<String, FileError> {
-    std::fs::read_to_string(path).map_err(|error| FileError::Io(format!("cannot read {path}: {error}")))
+    let bytes = std::fs::read(path).map_err(|error| FileError::Io(format!("cannot read {path}: {error}")))?;
+    let invalid = |message: String| FileError::Invalid(vec![Problem::new("", message)]);
+    let text = String::from_utf8(bytes).map_err(|error| {
+        invalid(format!("not valid UTF-8: the byte at offset {} starts no character", error.utf8_error().valid_up_to()))
+    })?;
+    if text.starts_with('\u{feff}') {
+        return Err(invalid(
+            "not valid JSON: the file starts with a byte order mark (U+FEFF), which JSON has none of \
+                            (RFC 8259 §8.1): save it as UTF-8 without one"
+                .to_owned(),
+        ));
+    }
+    Ok(text)
 }
 
 /// Parses and validates a file's text, collecting every problem: the core

@@ -1234,3 +1234,18 @@ fn a_misspelt_plan_key_is_offered_not_a_policy_s_fields() {
         out.stdout
     );
 }
+
+#[test]
+fn a_file_that_is_not_utf8_or_starts_with_a_byte_order_mark_is_invalid_and_says_where() {
+    let dir = std::env::temp_dir().join(format!("retryplan-cli-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let latin1 = dir.join("latin1.json");
+    std::fs::write(&latin1, b"{\"max_attempts\": 3, \"note\": \"caf\xe9\"}").expect("write");
+    let out = retryplan(&["check", &latin1.to_string_lossy()]);
+    assert_eq!(out.code, 1, "an invalid file, not an unreadable one: {}", out.stderr);
+    assert!(out.stderr.contains("not valid UTF-8: the byte at offset 32 starts no character"), "{}", out.stderr);
+    let bom = scratch("bom.json", "\u{feff}{\"max_attempts\": 3}");
+    let out = retryplan(&["check", &bom]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("starts with a byte order mark (U+FEFF)"), "{}", out.stderr);
+}
