@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 
 /// The known name closest to `name`, if it is a likely typo of it: at most
 /// one edit per four letters of the name (at least one), and never a name
-/// that shares nothing with it. Ties go to the earlier name in `known`.
+/// that shares nothing with it; first of all, the name in other letter case. Ties go to the earlier name in `known`.
 /// Failing that, the one known name that `name` is a whole `_`-separated
 /// part of, at its start or end (`ratio` for `retry_ratio`, `window` for
 /// `window_ms`).
@@ -20,6 +20,7 @@ use alloc::vec::Vec;
 /// assert_eq!(closest_name("max_attempt", known), Some("max_attempts"));
 /// assert_eq!(closest_name("jiter", known), Some("jitter"));
 /// assert_eq!(closest_name("colour", known), None);
+/// assert_eq!(closest_name("JITTER", known), Some("jitter"));
 /// ```
 #[must_use]
 pub fn closest_name<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
@@ -29,6 +30,11 @@ pub fn closest_name<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) ->
 }
 
 fn closest_in<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    // The name in other letter case (gRPC's `UNAVAILABLE`, a profile `Read`): what was meant, however far
+    // its letters are from the known name's by edit distance.
+    if let Some(same) = known.iter().copied().find(|candidate| candidate.eq_ignore_ascii_case(name)) {
+        return Some(same);
+    }
     let length = name.chars().count();
     let allowed = 1 + length / 4;
     let mut best: Option<(usize, &'a str)> = None;
