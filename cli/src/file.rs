@@ -178,8 +178,11 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
             let source = join("profiles", name);
             if !policies.contains_key(&source) {
                 let known = if profile_names.is_empty() { "none".to_owned() } else { profile_names.join(", ") };
+                let hint = closest_name(name, profile_names.iter().map(String::as_str))
+                    .map(|meant| format!(" (did you mean `{meant}`?)"))
+                    .unwrap_or_default();
                 return Err(FileError::Usage(excerpt(
-                    &format!("the file has no profile `{name}` (profiles in the file: {known})"),
+                    &format!("the file has no profile `{name}`{hint} (profiles in the file: {known})"),
                     MAX_MESSAGE_CHARS,
                 )));
             }

@@ -169,6 +169,9 @@ fn explain_picks_a_profile_from_the_file() {
     let unknown = retryplan(&["explain", &path, "--profile", "nope"]);
     assert_eq!(unknown.code, 2);
     assert!(unknown.stderr.contains("no profile `nope`"), "{}", unknown.stderr);
+    let other_case = retryplan(&["explain", &path, "--profile", "Slow"]);
+    assert_eq!(other_case.code, 2);
+    assert!(other_case.stderr.contains("no profile `Slow` (did you mean `slow`?)"), "{}", other_case.stderr);
 }
 
 // ---------------------------------------------------------------- check
