@@ -4,7 +4,7 @@ import asyncio
 import subprocess
 import sys
 import time
-from typing import Any, List
+from typing import Any, Callable, List
 
 import pytest
 
@@ -568,8 +568,9 @@ def test_sync_helpers_refuse_a_hedging_policy_unless_told_to_run_it_one_attempt_
     assert one_at_a_time() == 1 and calls[0] is not None and not calls[0].plan.hedge
 
 
-def test_async_retry_hedges_and_cancels_the_loser() -> None:
-    stats, started, cancelled = Stats(), [], []
+def hedged(stats: Stats, started: List[Any], cancelled: List[int], hedge: Callable[[int], str]) -> Any:
+    """``@retry(HEDGING)`` on an async function whose first attempt hangs (noting its cancellation) and whose hedge
+    ends as ``hedge(attempt)`` does; each attempt's ``(attempt, hedge)`` goes to ``started``."""
 
     @retryplan.retry(HEDGING, seed=1, stats=stats)
     async def fetch() -> str:
@@ -582,8 +583,14 @@ def test_async_retry_hedges_and_cancels_the_loser() -> None:
             except asyncio.CancelledError:
                 cancelled.append(attempt.attempt)
                 raise
-        return f"attempt {attempt.attempt}"
+        return hedge(attempt.attempt)
 
+    return fetch
+
+
+def test_async_retry_hedges_and_cancels_the_loser() -> None:
+    stats, started, cancelled = Stats(), [], []
+    fetch = hedged(stats, started, cancelled, lambda attempt: f"attempt {attempt}")
     assert asyncio.run(fetch()) == "attempt 2"
     assert started == [(1, False), (2, True)] and cancelled == [1]
     assert (stats.attempts, stats.hedges, stats.succeeded) == (2, 1, 1)
@@ -596,25 +603,17 @@ def test_an_async_attempt_that_cancels_itself_ends_the_operation_and_its_cancell
     # abort the driver had not made, and the operation waited for the attempt's abort time, then retried.
     stats, started, cancelled = Stats(), [], []
 
-    @retryplan.retry(HEDGING, seed=1, stats=stats)
-    async def fetch() -> str:
-        attempt = retryplan.current_attempt()
-        assert attempt is not None
-        started.append(attempt.attempt)
-        if attempt.attempt == 1:
-            try:
-                await asyncio.sleep(5)
-            except asyncio.CancelledError:
-                cancelled.append(attempt.attempt)
-                raise
+    def cancels_itself(attempt: int) -> str:
         raise asyncio.CancelledError("the attempt gave up on its own")
+
+    fetch = hedged(stats, started, cancelled, cancels_itself)
 
     async def main() -> None:
         with pytest.raises(asyncio.CancelledError):
             await fetch()
 
     asyncio.run(main())
-    assert started == [1, 2] and cancelled == [1]
+    assert started == [(1, False), (2, True)] and cancelled == [1]
     assert stats.gave_up[GiveUpReason.CANCELLED] == 1 and stats.attempts == 2
 
 
