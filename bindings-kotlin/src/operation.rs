@@ -50,13 +50,18 @@ pub struct OperationOptions {
     pub http_request: Option<Arc<HttpRequest>>,
 }
 
+/// The operating system's random bits for the next operations, drawn ahead 16 at a time in one system call (the
+/// core's pool; each operation still gets its own). Nothing forgets it: a JVM never forks after loading a library
+/// (Android's zygote forks before an app loads its own).
+static ENTROPY: Mutex<rp::engine::operation::EntropyPool> = Mutex::new(rp::engine::operation::EntropyPool::new());
+
 impl OperationOptions {
     /// The core's options: a seed (and a key) from the operating system when none is given.
     pub(crate) fn into_core(self) -> Result<rp::OperationOptions> {
         let mut core = match self.seed {
             // Bit-for-bit: a seed is 64 random bits, whatever their sign in Kotlin.
             Some(seed) => rp::OperationOptions::new(seed as u64),
-            None => rp::OperationOptions::from_entropy()?,
+            None => lock(&ENTROPY).draw()?,
         };
         if let Some(key) = self.idempotency_key {
             core = core.with_idempotency_key(rp::IdempotencyKey::new(key)?);

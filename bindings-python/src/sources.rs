@@ -8,7 +8,8 @@ use std::time::Instant;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyDict;
-use retryplan::{Error, OperationOptions};
+use retryplan::engine::operation::EntropyPool;
+use retryplan::OperationOptions;
 
 use crate::fault::Res;
 
@@ -52,36 +53,17 @@ pub(crate) fn shared(py: Python<'_>) -> PyResult<&'static Shared> {
     })
 }
 
-/// OS randomness for 16 operations at a time: one `getrandom` call instead of 16 (each a system
-/// call of ~1 us on a VM). Every operation still gets its own 24 bytes from the OS; a forked child
-/// forgets the parent's (`Settings.forget_entropy`, registered with `os.register_at_fork`).
-struct Entropy {
-    bytes: [u8; 24 * 16],
-    used: usize,
-}
-
-static ENTROPY: Mutex<Entropy> = Mutex::new(Entropy { bytes: [0; 24 * 16], used: 24 * 16 });
+/// The OS randomness drawn ahead for the next operations (the core's pool: one `getrandom` call for 16 operations,
+/// each still with its own bits); a forked child forgets the parent's (`Settings.forget_entropy`, registered with
+/// `os.register_at_fork`).
+static ENTROPY: Mutex<EntropyPool> = Mutex::new(EntropyPool::new());
 
 /// A seed and a key for one operation, from the pool.
 pub(crate) fn drawn() -> Res<OperationOptions> {
-    let mut pool = ENTROPY.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if pool.used >= pool.bytes.len() {
-        let unavailable = |error: getrandom::Error| Error::EntropyUnavailable { message: error.to_string() };
-        getrandom::fill(&mut pool.bytes).map_err(unavailable)?;
-        pool.used = 0;
-    }
-    let mut draw = [0u8; 24];
-    if let Some(bytes) = pool.bytes.get(pool.used..pool.used + 24) {
-        draw.copy_from_slice(bytes);
-    }
-    pool.used += 24;
-    let (seed, key) = draw.split_at(8);
-    let seed = u64::from_le_bytes(seed.try_into().unwrap_or_default());
-    Ok(OperationOptions::from_random(seed, u128::from_le_bytes(key.try_into().unwrap_or_default())))
+    Ok(ENTROPY.lock().unwrap_or_else(std::sync::PoisonError::into_inner).draw()?)
 }
 
 /// Forgets the OS randomness drawn ahead (a forked child must not reuse its parent's).
 pub(crate) fn forget_entropy() {
-    let mut pool = ENTROPY.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    pool.used = pool.bytes.len();
+    ENTROPY.lock().unwrap_or_else(std::sync::PoisonError::into_inner).forget();
 }

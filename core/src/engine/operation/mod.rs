@@ -100,12 +100,16 @@ mod hedging;
 mod after_attempt;
 
 mod ending;
+#[cfg(feature = "entropy")]
+mod entropy;
 mod options;
 #[cfg(test)]
 mod tests;
 
 #[doc(no_inline)]
 pub use crate::config::idempotency_key::{IdempotencyKey, MAX_IDEMPOTENCY_KEY_LEN};
+#[cfg(feature = "entropy")]
+pub use entropy::{EntropyPool, OPERATIONS_PER_REFILL};
 use grants::Controls;
 pub use options::OperationOptions;
 

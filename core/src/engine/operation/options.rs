@@ -194,18 +194,17 @@ impl OperationOptions {
     }
 
     /// A seed and a 128-bit UUID-formatted key from the operating system's
-    /// random source (`getrandom`). The only entropy the crate ever reads.
+    /// random source (`getrandom`). The only entropy the crate ever reads,
+    /// here or in an [`EntropyPool`](super::EntropyPool), which draws it for
+    /// several operations in one system call.
     ///
     /// # Errors
     /// [`Error::EntropyUnavailable`] when the random source fails.
     #[cfg(feature = "entropy")]
     pub fn from_entropy() -> Result<OperationOptions, Error> {
-        let mut bytes = [0u8; 24];
-        getrandom::fill(&mut bytes).map_err(|error| Error::EntropyUnavailable { message: error.to_string() })?;
-        let (seed, key) = bytes.split_at(8);
-        let seed = u64::from_le_bytes(seed.try_into().unwrap_or_default());
-        let key = u128::from_le_bytes(key.try_into().unwrap_or_default());
-        Ok(OperationOptions::from_random(seed, key))
+        let mut drawn = [0u8; super::entropy::BYTES_PER_OPERATION];
+        getrandom::fill(&mut drawn).map_err(|error| Error::EntropyUnavailable { message: error.to_string() })?;
+        Ok(super::entropy::options_of(drawn))
     }
 
     /// Options from random bits the host drew itself, as
