@@ -307,7 +307,9 @@ function fetchHost(input, init, options, context) {
         ...init,
         cache,
         headers,
-        signal: entry.signal,
+        // The attempt's own cancel, and the caller's: after the helper returns, the caller's signal still aborts the
+        // response's body, as it would fetch's.
+        signal: eitherSignal(signal, entry.signal),
       }),
     ).then(fetched);
   };

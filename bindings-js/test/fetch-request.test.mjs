@@ -14,7 +14,7 @@ import { scriptedServer } from './scripted-server.mjs';
 
 // Each path's answers by request, the last repeating: 'busy' (503, Retry-After: 0), 'ok', 'stall' (never answered),
 // 'redirect' (302 to /landing), 'to-drop' (302 to /drop), 'drop' (the connection closed, unanswered), 'weird' (a
-// status of 999, which is no HTTP status).
+// status of 999, which is no HTTP status), 'slow-body' (a 200 whose body stalls after its first byte).
 const scripts = {
   '/busy-then-ok': ['busy', 'ok'],
   '/busy': ['busy'],
@@ -24,6 +24,7 @@ const scripts = {
   '/to-drop': ['to-drop'],
   '/drop': ['drop'],
   '/weird': ['weird'],
+  '/slow-body': ['slow-body'],
 };
 let server;
 let base;
@@ -40,6 +41,7 @@ before(async () => {
       if (action === 'to-drop') return response.writeHead(302, { location: '/drop' }).end();
       if (action === 'drop') return response.socket.destroy();
       if (action === 'weird') return response.writeHead(999).end('weird');
+      if (action === 'slow-body') return response.writeHead(200, { 'content-length': '100' }).write('x'); // then stalls
       // 'stall': never answer; the socket is destroyed when the server closes.
     },
   );
@@ -188,6 +190,30 @@ test("a Request's signal still cancels after a garbage collection (a copy of the
   }
   controller.abort(reason);
   assert.equal(await settled, reason);
+});
+
+test("after retryFetch returns, the caller's signal still aborts the response's body, as it would fetch's", async () => {
+  const cases = {
+    'options.signal': (signal) => [`${base}/slow-body?options`, undefined, { policy: policy(), signal }],
+    'init.signal': (signal) => [`${base}/slow-body?init`, { signal }, { policy: policy() }],
+    "a Request's signal": (signal) => [new Request(`${base}/slow-body?request`, { signal }), undefined, { policy: policy() }],
+  };
+  for (const [name, call] of Object.entries(cases)) {
+    const controller = new AbortController();
+    const reason = new Error(`${name}: the page left`);
+    const { response } = await retryFetch(...call(controller.signal));
+    const body = response.text();
+    controller.abort(reason);
+    // Bounded: before the fix the read never settled (the body followed the finished attempt's signal alone).
+    const outcome = await Promise.race([
+      body.then(
+        () => 'read',
+        (error) => error,
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('still pending'), 2000).unref()),
+    ]);
+    assert.equal(outcome, reason, name);
+  }
 });
 
 test('a signal already aborted cancels before anything is sent, whichever of the two it is', async () => {
