@@ -166,6 +166,32 @@ test("two hops: hop 1's retryFetch sends the core's deadline, attempt and key, i
   }
 });
 
+test("inside a served request, a key the code gives a call is that call's, not the caller's (several writes, several keys)", async () => {
+  const hop2 = await downstream([200]);
+  const keys = {};
+  const hop = await hop1(async (_req, res) => {
+    const post = { method: 'POST', body: 'x' };
+    await retryFetch(hop2.url, { ...post, headers: { 'Idempotency-Key': 'capture-1' } }, { policy });
+    keys.option = (await retryFetch(hop2.url, post, { policy, idempotencyKey: 'refund-2' })).idempotencyKey;
+    keys.drawn = (await retryFetch(hop2.url, post, { policy })).idempotencyKey;
+    await run(policy, (context) => (keys.run = context.idempotencyKey), { idempotencyKey: 'order-3' });
+    res.end('done');
+  });
+  try {
+    const response = await fetch(hop.url, { method: 'POST', headers: { 'idempotency-key': 'client-checkout-77' } });
+    assert.equal(response.status, 200);
+    assert.deepEqual(
+      hop2.seen.map((headers) => headers['idempotency-key']),
+      ['capture-1', 'refund-2', 'client-checkout-77'],
+      "the request's own key, the option's, and (none given) the caller's",
+    );
+    assert.deepEqual(keys, { option: 'refund-2', drawn: 'client-checkout-77', run: 'order-3' });
+  } finally {
+    await hop.close();
+    await hop2.close();
+  }
+});
+
 test('two hops, retries at one layer: when the caller retries, hop 1 makes one attempt and hands the 503 back', async () => {
   const hop2 = await downstream([503]);
   let decision;

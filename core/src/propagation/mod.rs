@@ -13,7 +13,9 @@
 //!    The operation then ends by `now + caller's remaining - propagation.reserve_ms`
 //!    (no attempt's timeout reaches past it, and when too little remains it
 //!    gives up `deadline_insufficient` as any deadline does), runs under the
-//!    caller's idempotency key, and under `propagation.retry_layer`
+//!    caller's idempotency key (unless the host gave the operation its own:
+//!    [`OperationOptions::with_idempotency_key`](crate::OperationOptions::with_idempotency_key),
+//!    or the request's own `Idempotency-Key`), and under `propagation.retry_layer`
 //!    `outermost` makes one attempt when the caller retries.
 //! 3. **Write each attempt's request headers** from
 //!    [`Driver::outgoing_headers`](crate::Driver::outgoing_headers) (the

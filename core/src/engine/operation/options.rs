@@ -50,6 +50,10 @@ pub struct OperationOptions {
     pub(super) caller_retries: bool,
     /// The key came from the caller: it travels on every attempt.
     pub(super) key_from_caller: bool,
+    /// The key was given by the host ([`with_idempotency_key`](OperationOptions::with_idempotency_key),
+    /// or the request's own through [`with_http_request`](OperationOptions::with_http_request)): a caller's
+    /// propagated key does not replace it.
+    pub(super) key_given: bool,
 }
 
 impl OperationOptions {
@@ -76,13 +80,17 @@ impl OperationOptions {
             retries_delegated: false,
             caller_retries: false,
             key_from_caller: false,
+            key_given: false,
         }
     }
 
-    /// Sets the idempotency key.
+    /// Sets the idempotency key. A key set here is the operation's, whatever
+    /// a served request's caller propagates ([`with_incoming`](OperationOptions::with_incoming)).
     #[must_use]
     pub fn with_idempotency_key(mut self, key: IdempotencyKey) -> OperationOptions {
         self.idempotency_key = Some(key);
+        self.key_given = true;
+        self.key_from_caller = false;
         self
     }
 
@@ -113,15 +121,15 @@ impl OperationOptions {
 
     /// Applies what [`Policy::http_request`](crate::Policy::http_request)
     /// made of the request: its repeatability and, when the request carries
-    /// its own key, that key (over any the options held: a key on the
-    /// request is the one the server sees).
+    /// its own key, that key (over any the options held, and over a served
+    /// request's caller's: a key on the request is the one the server sees).
     #[must_use]
     pub fn with_http_request(mut self, request: crate::outcomes::http::HttpRequest) -> OperationOptions {
         self.repeatability = request.repeatability;
-        if let Some(key) = request.idempotency_key {
-            self.idempotency_key = Some(key);
+        match request.idempotency_key {
+            Some(key) => self.with_idempotency_key(key),
+            None => self,
         }
-        self
     }
 
     /// Says that the request's body can be sent only once (a stream that is
@@ -153,7 +161,11 @@ impl OperationOptions {
     /// under `policy`'s `propagation` section: the operation ends by the
     /// caller's deadline minus `propagation.reserve_ms` (or earlier, by its
     /// own budget or a deadline already set), runs under the caller's
-    /// idempotency key (sent on every attempt, unchanged), and, when the
+    /// idempotency key (sent on every attempt, unchanged) unless the host
+    /// gave the operation a key of its own (its
+    /// [`with_idempotency_key`](OperationOptions::with_idempotency_key), or
+    /// the request's own `Idempotency-Key`: one served request may make
+    /// several different writes, each under the key its code gave it), and, when the
     /// caller retries and `propagation.retry_layer` is `outermost`, makes
     /// one attempt and no hedge: a failure a retry would follow ends
     /// [`GiveUpReason::AttemptsExhausted`](crate::GiveUpReason::AttemptsExhausted),
@@ -183,7 +195,7 @@ impl OperationOptions {
         if let Some(deadline_ms) = incoming.deadline_ms(propagation.reserve_ms) {
             self.deadline_ms = Some(self.deadline_ms.map_or(deadline_ms, |set| set.min(deadline_ms)));
         }
-        if let Some(key) = &incoming.idempotency_key {
+        if let (Some(key), false) = (&incoming.idempotency_key, self.key_given) {
             self.idempotency_key = Some(key.clone());
             self.key_from_caller = true;
         }
@@ -224,6 +236,7 @@ impl OperationOptions {
     /// ```
     #[must_use]
     pub fn from_random(seed: u64, key_bits: u128) -> OperationOptions {
-        OperationOptions::new(seed).with_idempotency_key(IdempotencyKey::from_bits(key_bits))
+        // A drawn key, not a given one: a served request's caller's key replaces it.
+        OperationOptions { idempotency_key: Some(IdempotencyKey::from_bits(key_bits)), ..OperationOptions::new(seed) }
     }
 }
