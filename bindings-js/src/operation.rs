@@ -38,7 +38,14 @@ impl Options {
             }
         };
         if let Some(key) = self.key {
-            options = options.with_idempotency_key(rp::IdempotencyKey::new(key).map_err(js_error)?);
+            // Refused under the option's JS name, as every other option is (the core names its own argument).
+            let key = rp::IdempotencyKey::new(key).map_err(|error| match error {
+                rp::Error::InvalidArgument { rule, .. } => {
+                    js_error(rp::Error::InvalidArgument { field: "idempotencyKey", rule })
+                }
+                other => js_error(other),
+            })?;
+            options = options.with_idempotency_key(key);
         }
         if let Some(deadline) = self.deadline_ms {
             options = options.with_deadline_ms(deadline as u64);

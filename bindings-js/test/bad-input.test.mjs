@@ -175,6 +175,13 @@ const ROWS = [
     () => new Operation(Policy.fromConfig({}), 0, { seed: 1, idempotencyKey: 'key\ud800' }),
   ],
   [
+    'a key the core refuses (a space), under the option's JS name as every other option',
+    'RetryplanError',
+    'invalid_argument',
+    'idempotencyKey',
+    () => new Operation(Policy.fromConfig({}), 0, { seed: 1, idempotencyKey: 'has space' }),
+  ],
+  [
     'lone surrogate in a configuration',
     'RetryplanError',
     'invalid_config',
