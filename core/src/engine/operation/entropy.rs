@@ -3,13 +3,10 @@
 
 use crate::config::error::Error;
 
-use super::options::OperationOptions;
+use super::options::{OperationOptions, BYTES_PER_OPERATION};
 
 /// How many operations' random bits one refill of an [`EntropyPool`] draws.
 pub const OPERATIONS_PER_REFILL: usize = 16;
-
-/// The random bits of one operation: an 8-byte seed and a 16-byte key.
-pub(super) const BYTES_PER_OPERATION: usize = 24;
 
 /// The operating system's random bits (`getrandom`) for the next
 /// [`OPERATIONS_PER_REFILL`] operations, drawn in one call: each `getrandom`
@@ -69,7 +66,7 @@ impl EntropyPool {
             bytes.fill(0); // never handed out twice
         }
         self.used += BYTES_PER_OPERATION;
-        Ok(options_of(drawn))
+        Ok(OperationOptions::from_drawn(drawn))
     }
 
     /// Forgets the bits drawn ahead: the next draw asks the OS. A forked
@@ -78,14 +75,6 @@ impl EntropyPool {
         self.bytes.fill(0);
         self.used = self.bytes.len();
     }
-}
-
-/// Options of one operation's random bits: the seed first, then the key.
-pub(super) fn options_of(drawn: [u8; BYTES_PER_OPERATION]) -> OperationOptions {
-    let (seed, key) = drawn.split_at(8);
-    let seed = u64::from_le_bytes(seed.try_into().unwrap_or_default());
-    let key = u128::from_le_bytes(key.try_into().unwrap_or_default());
-    OperationOptions::from_random(seed, key)
 }
 
 impl Default for EntropyPool {

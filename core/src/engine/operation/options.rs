@@ -9,6 +9,10 @@ use crate::config::idempotency_key::IdempotencyKey;
 use crate::controls::dependency::Dependency;
 use crate::outcomes::http::Repeatability;
 
+/// The random bits of one operation: an 8-byte seed and a 16-byte key.
+#[cfg(feature = "entropy")]
+pub(super) const BYTES_PER_OPERATION: usize = 24;
+
 /// How an operation starts: its seed, key and the caller's deadline. Built
 /// by [`new`](OperationOptions::new) (or [`from_entropy`](OperationOptions::from_entropy),
 /// [`from_random`](OperationOptions::from_random)) and the `with_*` methods;
@@ -214,9 +218,18 @@ impl OperationOptions {
     /// [`Error::EntropyUnavailable`] when the random source fails.
     #[cfg(feature = "entropy")]
     pub fn from_entropy() -> Result<OperationOptions, Error> {
-        let mut drawn = [0u8; super::entropy::BYTES_PER_OPERATION];
+        let mut drawn = [0u8; BYTES_PER_OPERATION];
         getrandom::fill(&mut drawn).map_err(|error| Error::EntropyUnavailable { message: error.to_string() })?;
-        Ok(super::entropy::options_of(drawn))
+        Ok(OperationOptions::from_drawn(drawn))
+    }
+
+    /// Options of one operation's random bits: the seed first, then the key.
+    #[cfg(feature = "entropy")]
+    pub(super) fn from_drawn(drawn: [u8; BYTES_PER_OPERATION]) -> OperationOptions {
+        let (seed, key) = drawn.split_at(8);
+        let seed = u64::from_le_bytes(seed.try_into().unwrap_or_default());
+        let key = u128::from_le_bytes(key.try_into().unwrap_or_default());
+        OperationOptions::from_random(seed, key)
     }
 
     /// Options from random bits the host drew itself, as
