@@ -122,7 +122,7 @@ def attempts(
     *,
     idempotency_key: Optional[str] = None,
     deadline: Optional[float] = None,
-    sleep: Callable[[float], Any] = time.sleep,
+    sleep: Optional[Callable[[float], Any]] = time.sleep,
     **options: Unpack[LoopOptions],
 ) -> Attempts:
     """Start one operation and iterate over its attempts (sync, one at a time).
@@ -132,4 +132,5 @@ def attempts(
     ``name``, ``dependency``, ``sequential_attempts``) are :func:`retry`'s (``on_discard`` receives the
     ``result=`` of a report the core drops); ``outcome_of_result`` is refused: the loop reports each outcome.
     """
+    sleep = time.sleep if sleep is None else sleep  # None: the helper's own, as for every helper
     return Attempts(loop_run(policy, idempotency_key, deadline, sleep, False, options), sleep)

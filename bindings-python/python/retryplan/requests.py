@@ -226,7 +226,7 @@ class RetryAdapter(HTTPAdapter):
         self,
         *,
         policy: Policy,
-        sleep: Callable[[float], Any] = time.sleep,
+        sleep: Optional[Callable[[float], Any]] = time.sleep,
         sequential_attempts: bool = False,
         idempotent: Optional[bool] = None,
         pool_connections: int = 10,
@@ -245,7 +245,7 @@ class RetryAdapter(HTTPAdapter):
             sleep=sleep,
             **options,
         )
-        self.sleep = sleep
+        self.sleep = time.sleep if sleep is None else sleep  # None: the helper's own, as for every helper
         self.idempotent = idempotent
         self.redirected = threading.local()  # .hop: the redirect this thread's last request returned, if any
 
