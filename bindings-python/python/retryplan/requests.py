@@ -67,6 +67,7 @@ from urllib3.exceptions import ReadTimeoutError
 from ._http import Client, HttpHelper, blocking, close_returned, shut, within
 from ._native import Attempt
 from ._redirects import Hop
+from ._run import _check_types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -234,6 +235,7 @@ class RetryAdapter(HTTPAdapter):
         pool_block: bool = False,
         **options: Unpack[HttpOptions],
     ) -> None:
+        _check_types(idempotent=(idempotent, bool, "a bool or None"))  # checked when made, as every option
         super().__init__(
             pool_connections=pool_connections, pool_maxsize=pool_maxsize, max_retries=0, pool_block=pool_block
         )
