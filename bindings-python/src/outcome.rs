@@ -4,7 +4,7 @@
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt};
+use pyo3::types::{PyBool, PyDict, PyInt, PyString};
 use retryplan::config::value::Named;
 use retryplan::dialects::aws::ErrorCode;
 use retryplan::ground::codes::GrpcCode;
@@ -120,8 +120,8 @@ impl PyOutcome {
         Ok(outcome(Outcome::from_http(status, retry_after.as_deref(), retry_after_ms.as_deref(), now)))
     }
 
-    /// A response's outcome from its status and headers (a mapping whose `get` finds the lower-case
-    /// names of `GUIDANCE_HEADERS`), read the engine's one way; a status outside 100..=599 is
+    /// A response's outcome from its status and headers (a dict, read whatever the letter case of its
+    /// keys, or a mapping whose `get` finds the lower-case names of `GUIDANCE_HEADERS`), read the engine's one way; a status outside 100..=599 is
     /// `malformed_response`, the server's fault. `Retry-After` is read as `reading` says
     /// (`"strict"`, the default, or `"lenient"`).
     #[staticmethod]
@@ -212,13 +212,20 @@ pub(crate) struct ResponseHead {
     pub(crate) headers: Headers,
 }
 
-/// Raw header values by lower-case name, read from a mapping whose `get` finds them (boxed text: a
-/// response held in `run::Meaning` stays small).
+/// Raw header values by lower-case name, read from a mapping (boxed text: a response held in
+/// `run::Meaning` stays small).
 pub(crate) struct Headers(Vec<(&'static str, Box<str>)>);
 
 impl Headers {
-    /// The values of `names` present in `headers`.
+    /// The values of `names` (lower case) present in `headers`. A `dict` is read case-insensitively,
+    /// as header names are (RFC 9110 §5.1): keys that differ only in letter case are the field lines
+    /// of one header, joined by `", "` in the dict's order, as the core reads repeated lines. Any
+    /// other mapping (httpx's, requests', urllib3's headers: case-insensitive already) is asked
+    /// through its `get` for the lower-case names.
     pub(crate) fn read(headers: &Bound<'_, PyAny>, names: impl IntoIterator<Item = &'static str>) -> Res<Headers> {
+        if let Ok(dict) = headers.cast::<PyDict>() {
+            return Headers::read_dict(dict, names);
+        }
         let get =
             headers.getattr(intern!(headers.py(), "get")).map_err(|_| wrong_type("headers", "a mapping", headers))?;
         let mut values = Vec::new();
@@ -231,6 +238,30 @@ impl Headers {
         Ok(Headers(values))
     }
 
+    /// A `dict`'s values of `names`, its keys matched whatever their letter case (a key that is not
+    /// a str, or not one of `names`, is not a guidance header: left alone, as `get` would).
+    fn read_dict(dict: &Bound<'_, PyDict>, names: impl IntoIterator<Item = &'static str>) -> Res<Headers> {
+        let names: Vec<&'static str> = names.into_iter().collect();
+        let mut values: Vec<(&'static str, String)> = Vec::new();
+        for (key, value) in dict.iter() {
+            let Ok(key) = key.cast::<PyString>() else { continue };
+            let Ok(key) = key.to_cow() else { continue };
+            let Some(&name) = names.iter().find(|name| name.eq_ignore_ascii_case(&key)) else { continue };
+            if value.is_none() {
+                continue;
+            }
+            let value = str_arg("headers", &value)?;
+            match values.iter_mut().find(|(known, _)| *known == name) {
+                Some((_, joined)) => {
+                    joined.push_str(", ");
+                    joined.push_str(&value);
+                }
+                None => values.push((name, value.into_owned())),
+            }
+        }
+        Ok(Headers(values.into_iter().map(|(name, value)| (name, value.into_boxed_str())).collect()))
+    }
+
     /// The core's header lookup: a header's raw value by its lower-case name.
     pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.0.iter().find(|(known, _)| *known == name).map(|(_, value)| &**value)
@@ -238,7 +269,7 @@ impl Headers {
 }
 
 impl ResponseHead {
-    /// `status` (an int) and `headers` (a mapping whose `get` finds the lower-case names of the guidance
+    /// `status` (an int) and `headers` (a dict in any letter case, or a mapping whose `get` finds the lower-case names of the guidance
     /// headers and of the next hop's `retryplan-retryable`, its "do not retry", read by the driver).
     pub(crate) fn read(status: &Bound<'_, PyAny>, headers: &Bound<'_, PyAny>) -> Res<ResponseHead> {
         if status.is_instance_of::<PyBool>() || !status.is_instance_of::<PyInt>() {

@@ -37,7 +37,7 @@ pub(crate) fn headers_to_py<'py>(py: Python<'py>, headers: &HeaderList) -> PyRes
 
 #[pymethods]
 impl PyIncomingContext {
-    /// Reads the request's `headers` (a mapping whose `get` finds lower-case names; a header sent as
+    /// Reads the request's `headers` (a dict in any letter case, or a mapping whose `get` finds lower-case names; a header sent as
     /// several lines joined by `", "`) at `now` on the helpers' monotonic clock, as `policy`'s
     /// `propagation.read_headers` says. A malformed value raises `InvalidRequestHeaderError` (a
     /// `CallerError`: the caller sent it) naming the header and its rule (`InvalidArgumentError` naming `Idempotency-Key` for a key that is not one): a server

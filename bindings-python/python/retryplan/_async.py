@@ -237,8 +237,9 @@ def async_attempts(
     *,
     idempotency_key: Optional[str] = None,
     deadline: Optional[float] = None,
-    sleep: Sleeper = asyncio.sleep,
+    sleep: Optional[Sleeper] = asyncio.sleep,
     **options: Unpack[LoopOptions],
 ) -> AsyncAttempts:
     """Start one operation and iterate over its attempts with ``async for`` (one at a time; options as ``attempts``)."""
+    sleep = asyncio.sleep if sleep is None else sleep  # None: the helper's own, as for every helper
     return AsyncAttempts(loop_run(policy, idempotency_key, deadline, sleep, True, options), sleep)

@@ -196,7 +196,8 @@ def default_outcome_of_exception(exc: BaseException) -> Outcome:
 
 
 def response_outcome(headers: Any, status: int, now_unix: Optional[float] = None) -> Outcome:
-    """A response's outcome from its headers (whose ``get`` is case-insensitive: httpx, requests, urllib3) and status."""
+    """A response's outcome from its headers (a ``dict``, read whatever the letter case of its keys, or a mapping whose
+    ``get`` is case-insensitive: httpx, requests, urllib3) and status."""
     import time
 
     return Outcome.from_http_response(status, headers, now_unix=time.time() if now_unix is None else now_unix)

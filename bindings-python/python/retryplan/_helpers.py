@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import time
 
-from ._native import Attempt, Attempts, Run
+from ._native import Attempt, Attempts, Policy, Run
 from ._run import Config, _is_coroutine_function, current_attempt, loop_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Optional, TypeVar
+    from typing import Any, Callable, NoReturn, Optional, TypeVar
 
-    from ._native import Dependency, Policy, Stats
+    from ._native import Dependency, Stats
     from ._run import LoopOptions, OnDecision, OutcomeOfError, OutcomeOfResult, Unpack
 
     F = TypeVar("F", bound=Callable[..., Any])
@@ -62,10 +62,41 @@ def retry(
     A plain function runs one attempt at a time (see the module doc);
     ``async def`` attempts run as tasks, cancelled at their abort time, and
     a hedging policy hedges. ``outcome_of_exception`` is the deprecated name
-    of ``outcome_of_error``.
+    of ``outcome_of_error``. The options are checked here, the function when
+    decorated: a generator function is refused (its call returns the generator
+    at once, so no error it raises would ever reach the retry).
     """
+    if callable(policy) and not isinstance(policy, Policy):  # a bare @retry, as tenacity's: `policy` is the function
+        _refuse_function(
+            "policy",
+            "must be a retryplan.Policy: write @retryplan.retry(policy), not a bare @retryplan.retry",
+            policy,
+        )
+    Config(  # every option's type now, not when the function comes (it checks them again: they are few)
+        policy,
+        outcome_of_error=outcome_of_error or outcome_of_exception,
+        outcome_of_result=outcome_of_result,
+        on_discard=on_discard,
+        on_decision=on_decision,
+        logger=logger,
+        stats=stats,
+        clock=clock,
+        seed=seed,
+        name=name or "operation",
+        dependency=dependency,
+        sequential=True,
+        sequential_attempts=sequential_attempts,
+    )
 
     def decorate(fn: F) -> F:
+        if not callable(fn):
+            _refuse_function("fn", "must be a function to retry", fn)
+        if _is_generator_function(fn):
+            rule = (
+                "must not be a generator function (its call returns the generator at once: the retry would never see"
+                " an error it raises); retry a function that returns the values, or use retryplan.attempts()"
+            )
+            _refuse_function("fn", rule, fn)
         label = name or _operation_name(fn)
         is_async = _is_coroutine_function(fn)
         config = Config(
@@ -102,6 +133,20 @@ def retry(
     return decorate
 
 
+def _refuse_function(field: str, rule: str, got: Any) -> NoReturn:
+    """Raises ArgumentTypeError naming ``field`` and its ``rule``, and what was given."""
+    from ._errors import ArgumentTypeError
+
+    what = "a generator function" if _is_generator_function(got) else type(got).__name__
+    raise ArgumentTypeError(f"invalid argument `{field}`: {rule}, got {what}", field=field, rule=rule)
+
+
+def _is_generator_function(fn: Any) -> bool:
+    """True for a ``def`` with ``yield`` (sync or async): ``inspect``'s test without importing it."""
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    return code is not None and bool(code.co_flags & 0x220)  # CO_GENERATOR | CO_ASYNC_GENERATOR
+
+
 def _operation_name(fn: Any) -> str:
     """A function's qualified name; ``operation`` for an anonymous one (a lambda), as JS and Kotlin name it."""
     qualname = str(getattr(fn, "__qualname__", "operation"))
@@ -122,7 +167,7 @@ def attempts(
     *,
     idempotency_key: Optional[str] = None,
     deadline: Optional[float] = None,
-    sleep: Callable[[float], Any] = time.sleep,
+    sleep: Optional[Callable[[float], Any]] = time.sleep,
     **options: Unpack[LoopOptions],
 ) -> Attempts:
     """Start one operation and iterate over its attempts (sync, one at a time).
@@ -132,4 +177,5 @@ def attempts(
     ``name``, ``dependency``, ``sequential_attempts``) are :func:`retry`'s (``on_discard`` receives the
     ``result=`` of a report the core drops); ``outcome_of_result`` is refused: the loop reports each outcome.
     """
+    sleep = time.sleep if sleep is None else sleep  # None: the helper's own, as for every helper
     return Attempts(loop_run(policy, idempotency_key, deadline, sleep, False, options), sleep)

@@ -90,6 +90,11 @@ else:
     from typing_extensions import deprecated
 
 class _Headers(Protocol):
+    """Headers as the engine reads them: a ``dict``, whose keys are matched whatever their letter case (RFC 9110
+    §5.1; two keys that differ only in case are two field lines of one header, joined by ``", "`` in the dict's order,
+    as an HTTP library joins repeated lines), or any other mapping whose ``get`` finds the lower-case names
+    (``httpx.Headers``, ``requests``' and urllib3's headers, ``http.client``'s: case-insensitive already)."""
+
     def get(self, name: str, /) -> Optional[str]: ...
 
 @final
@@ -235,9 +240,10 @@ class Outcome:
     ) -> Outcome:
         """A response's outcome from its status and headers, read the engine's one way.
 
-        ``headers`` is a mapping whose ``get`` finds the lower-case names of
-        ``GUIDANCE_HEADERS`` (``httpx.Headers``, ``requests``' headers, a dict with
-        lower-case keys); ``now_unix`` reads an HTTP-date. A status outside 100..=599
+        ``headers`` is a ``dict`` (its keys in any letter case; two keys that differ
+        only in case are two lines of one header, joined by ``", "``) or a mapping
+        whose ``get`` finds the lower-case names of ``GUIDANCE_HEADERS``
+        (``httpx.Headers``, ``requests``' headers); ``now_unix`` reads an HTTP-date. A status outside 100..=599
         is ``malformed_response``, the server's fault (never an error). The first
         guidance header that asks for a wait wins: ``retry-after-ms``,
         ``x-ms-retry-after-ms``, ``x-amz-retry-after``, ``Retry-After`` (read as
@@ -1109,7 +1115,8 @@ class IncomingContext:
     @overload
     @staticmethod
     def read(policy: Policy, headers: _Headers, now: float) -> IncomingContext:
-        """Reads the request's headers (a mapping whose ``get`` finds lower-case names) at ``now`` on the
+        """Reads the request's headers (a ``dict`` with keys in any letter case, two keys that differ only in case
+        joined by ``", "`` as repeated lines; or a mapping whose ``get`` finds lower-case names) at ``now`` on the
         helpers' monotonic clock, as ``policy.propagation.read_headers`` says; a malformed value raises
         ``InvalidRequestHeaderError`` (a ``CallerError``: the caller sent it) naming the header
         (``InvalidArgumentError`` for ``Idempotency-Key``)."""

@@ -150,6 +150,8 @@ class Config:
             clock=(clock, None, "a function returning float seconds, such as time.monotonic"),
             on_discard=(on_discard, None, "a function of each value dropped"),
             logger=(logger, "isEnabledFor", "a logging.Logger (or an object with its isEnabledFor and log)"),
+            sequential_attempts=(sequential_attempts, bool, "a bool"),
+            name=(name, str, "a str"),
         )
         check_sleep(sleep, asynchronous=not sequential)  # a helper with tasks is an async one, and awaits its sleep
         if sequential_attempts and not sequential:  # ignored there, it would let the policy's hedges run
@@ -172,7 +174,7 @@ class Config:
 
     def check(self) -> Config:
         """Has the core refuse now what this helper cannot run (a policy's hedging, one attempt at a time)."""
-        Driver(self.policy, 0.0, self.concurrency, seed=0)
+        Driver(self.policy, 0.0, self.concurrency, seed=0 if self.seed is None else self.seed)  # the seed's rule too
         return self
 
     def run(self, **options: Any) -> Run:

@@ -276,7 +276,7 @@ class RetryTransport(httpx.BaseTransport):
         transport: Optional[httpx.BaseTransport] = None,
         *,
         policy: Policy,
-        sleep: Callable[[float], Any] = time.sleep,
+        sleep: Optional[Callable[[float], Any]] = time.sleep,
         sequential_attempts: bool = False,
         **options: Unpack[HttpOptions],
     ) -> None:
@@ -289,7 +289,7 @@ class RetryTransport(httpx.BaseTransport):
             **options,
         )
         self.transport = _wrapped(transport, "handle_request", "an httpx.BaseTransport", httpx.HTTPTransport)
-        self.sleep = sleep
+        self.sleep = time.sleep if sleep is None else sleep  # None: the helper's own, as for every helper
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""

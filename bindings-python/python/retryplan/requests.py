@@ -67,6 +67,7 @@ from urllib3.exceptions import ReadTimeoutError
 from ._http import Client, HttpHelper, blocking, close_returned, shut, within
 from ._native import Attempt
 from ._redirects import Hop
+from ._run import _check_types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -226,7 +227,7 @@ class RetryAdapter(HTTPAdapter):
         self,
         *,
         policy: Policy,
-        sleep: Callable[[float], Any] = time.sleep,
+        sleep: Optional[Callable[[float], Any]] = time.sleep,
         sequential_attempts: bool = False,
         idempotent: Optional[bool] = None,
         pool_connections: int = 10,
@@ -234,6 +235,7 @@ class RetryAdapter(HTTPAdapter):
         pool_block: bool = False,
         **options: Unpack[HttpOptions],
     ) -> None:
+        _check_types(idempotent=(idempotent, bool, "a bool or None"))  # checked when made, as every option
         super().__init__(
             pool_connections=pool_connections, pool_maxsize=pool_maxsize, max_retries=0, pool_block=pool_block
         )
@@ -245,7 +247,7 @@ class RetryAdapter(HTTPAdapter):
             sleep=sleep,
             **options,
         )
-        self.sleep = sleep
+        self.sleep = time.sleep if sleep is None else sleep  # None: the helper's own, as for every helper
         self.idempotent = idempotent
         self.redirected = threading.local()  # .hop: the redirect this thread's last request returned, if any
 
