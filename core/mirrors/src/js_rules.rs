@@ -24,7 +24,7 @@ pub const RULES: &str = "bindings-js/lib/rules.js";
 pub const NOT_IN_JS: [(Rule, &str); 10] = [
     (
         Rule::EntropyUnavailable,
-        "`Error::EntropyUnavailable` comes from `OperationOptions::from_entropy` alone (the core's `entropy` feature, \
+        "`Error::EntropyUnavailable` comes from `OperationOptions::from_entropy` and `EntropyPool::draw` alone (the core's `entropy` feature, \
          which the JS wasm is built without: lib/entropy.js draws the seeds and throws its own error)",
     ),
     (Rule::StepStartAttempt, DESCRIBE),
@@ -181,9 +181,18 @@ mod tests {
                     .into_iter()
                     .filter(|user| !user.starts_with("core/src/config/error") && !user.contains("error_fields"))
                     .collect();
-                assert_eq!(raised, ["core/src/engine/operation/options.rs: from_entropy"], "{reason}");
+                assert_eq!(
+                    raised,
+                    [
+                        "core/src/engine/operation/entropy.rs: draw",
+                        "core/src/engine/operation/options.rs: from_entropy"
+                    ],
+                    "{reason}"
+                );
                 let options = fs::read_to_string(root.join("core/src/engine/operation/options.rs")).unwrap();
                 assert!(options.contains("#[cfg(feature = \"entropy\")]\n    pub fn from_entropy("), "{reason}");
+                let operation = fs::read_to_string(root.join("core/src/engine/operation/mod.rs")).unwrap();
+                assert!(operation.contains("#[cfg(feature = \"entropy\")]\nmod entropy;"), "{reason}");
                 let manifest = fs::read_to_string(root.join("bindings-js/Cargo.toml")).unwrap();
                 assert!(manifest.contains("\nretryplan = { workspace = true }\n"), "{reason}");
                 let workspace = fs::read_to_string(root.join("Cargo.toml")).unwrap();
