@@ -1274,7 +1274,8 @@ class Driver:
         Retry-After read as the policy says against the wall clock ``now_unix``. Held as a value under ``token`` when
         one is given. ``redirected``: the client followed at least one redirect inside the attempt to get it (its
         retryable failure is then ambiguous: an earlier hop may have processed the request). ``"accepted"`` or
-        ``"discarded"``. ``headers``: a mapping whose ``get`` finds lower-case names. ``token``: an int."""
+        ``"discarded"``. ``headers``: a dict (its names in any letter case), or a mapping whose ``get`` finds lower-case
+        names. ``token``: an int."""
     @overload
     def handle_response(
         self,

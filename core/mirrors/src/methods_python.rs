@@ -567,7 +567,9 @@ pub(crate) fn python_doc(method: &Method) -> String {
                 }
             }
             Arg::HeldToken | Arg::Token => add("`token`: an int."),
-            Arg::Response => add("`headers`: a mapping whose `get` finds lower-case names."),
+            Arg::Response => add(
+                "`headers`: a dict (its names in any letter case), or a mapping whose `get` finds lower-case names.",
+            ),
             Arg::Protocol => add("`protocol`: `Protocol::Http` (default) or `Protocol::Grpc`."),
             Arg::Words => add(WORDS),
             _ => {}
@@ -596,7 +598,7 @@ mod tests {
             "`concurrency`: `\"concurrent\"` (default), `\"sequential\"` or",
             "`record_events`: keep each decision for `poll_event`.",
             "a `Release` action, or the `Ending.result`. `token`: an int.",
-            "`headers`: a mapping whose `get` finds lower-case names.",
+            "`headers`: a dict (its names in any letter case), or a mapping whose `get` finds lower-case names.",
             "`protocol`: `\"http\"` (default) or `\"grpc\"`.",
             "`wire_tables()`.",
         ] {
