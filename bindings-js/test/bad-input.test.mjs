@@ -175,7 +175,7 @@ const ROWS = [
     () => new Operation(Policy.fromConfig({}), 0, { seed: 1, idempotencyKey: 'key\ud800' }),
   ],
   [
-    'a key the core refuses (a space), under the option's JS name as every other option',
+    "a key the core refuses (a space), under the option's JS name as every other option",
     'RetryplanError',
     'invalid_argument',
     'idempotencyKey',

@@ -196,7 +196,11 @@ test("after retryFetch returns, the caller's signal still aborts the response's 
   const cases = {
     'options.signal': (signal) => [`${base}/slow-body?options`, undefined, { policy: policy(), signal }],
     'init.signal': (signal) => [`${base}/slow-body?init`, { signal }, { policy: policy() }],
-    "a Request's signal": (signal) => [new Request(`${base}/slow-body?request`, { signal }), undefined, { policy: policy() }],
+    "a Request's signal": (signal) => [
+      new Request(`${base}/slow-body?request`, { signal }),
+      undefined,
+      { policy: policy() },
+    ],
   };
   for (const [name, call] of Object.entries(cases)) {
     const controller = new AbortController();
