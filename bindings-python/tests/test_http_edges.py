@@ -297,3 +297,33 @@ def test_an_ending_after_a_status_that_is_no_http_status_says_so(server: Server,
         f"retryplan: GET {server.url}/weird: gave up after 4 attempts: attempts_exhausted; the last response's "
         "status 999 is no HTTP status (100..=599): read as a malformed response, the server's fault"
     )
+
+
+# 4. the guidance headers of an httpx response, read once
+
+
+def httpx_waits(*retry_after_lines: str) -> List[float]:
+    """The waits a RetryTransport slept before retrying a 503 whose ``Retry-After`` came on these field lines."""
+    answers = iter(
+        [httpx.Response(503, headers=[("Retry-After", line) for line in retry_after_lines]), httpx.Response(200)]
+    )
+    slept: List[float] = []
+    now = [0.0]  # a fake clock the sleep moves on
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    policy = Policy(backoff={"kind": "constant", "base_ms": 10, "cap_ms": 10}, jitter={"kind": "none"})
+    mock = httpx.MockTransport(lambda request: next(answers))
+    transport = RetryTransport(mock, policy=policy, sleep=sleep, clock=lambda: now[0])
+    with httpx.Client(transport=transport) as c:
+        assert c.get("http://retryplan.test/").status_code == 200
+    return slept
+
+
+def test_httpx_guidance_is_read_as_httpx_reads_a_header_several_lines_joined() -> None:
+    assert httpx_waits("1") == [1.0]  # sent as Retry-After, read: the server's 1 s
+    # Two lines are one value, "1, 2", as httpx's own get joins them: no delay-seconds, so no guidance (the backoff's
+    # 10 ms), never one of the two.
+    assert httpx_waits("1", "2") == [0.01]
