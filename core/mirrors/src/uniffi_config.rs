@@ -346,10 +346,12 @@ impl Writer<'_> {
                 NameSet::Listed if names.iter().map(String::as_str).eq(retryplan::policy::RETRY_METHODS) => {
                     "String".into()
                 }
-                NameSet::Listed => return Err(format!(
-                    "{defining}.{key}: names of no core table ({}): give them a core enum and its line in tables.rs",
-                    names.join(", ")
-                )),
+                NameSet::Listed => {
+                    let names = names.join(", ");
+                    return Err(format!(
+                        "{defining}.{key}: names of no core table ({names}): give them a core enum in tables.rs"
+                    ));
+                }
             },
             Shape::Array(items) => format!("Vec<{}>", self.ty(items, key, defining)?),
             Shape::Object(_) | Shape::OneOf(_) | Shape::Any => {
