@@ -12,7 +12,9 @@ use retryplan::headers::retry_after::RetryAfterReading;
 use retryplan::policy::AboveCap;
 use retryplan::policy::BackoffKind;
 use retryplan::policy::GuidanceMode;
+use retryplan::policy::HeaderFamily;
 use retryplan::policy::JitterConfig;
+use retryplan::policy::RetryLayer;
 use retryplan::Idempotency;
 
 /// A validated policy's full configuration, as the policy writes it back.
@@ -186,11 +188,11 @@ pub struct PropagationConfig {
     /// outermost (the default): a layer whose caller retries makes one attempt; every: each layer retries under its own policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[uniffi(default)]
-    pub retry_layer: Option<String>,
+    pub retry_layer: Option<RetryLayer>,
     /// The header families read from an incoming request, a set (all three by default): grpc-timeout and grpc-previous-rpc-attempts; x-envoy-expected-rq-timeout-ms and x-envoy-attempt-count; retryplan-timeout-ms, retryplan-attempt and retryplan-caller-retries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[uniffi(default)]
-    pub read_headers: Option<Vec<String>>,
+    pub read_headers: Option<Vec<HeaderFamily>>,
 }
 
 /// A retry budget model and its numbers.

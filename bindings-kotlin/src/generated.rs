@@ -12,6 +12,8 @@ use retryplan::headers::retry_after::RetryAfterReading;
 use retryplan::policy::AboveCap;
 use retryplan::policy::BackoffKind;
 use retryplan::policy::GuidanceMode;
+use retryplan::policy::HeaderFamily;
+use retryplan::policy::RetryLayer;
 use retryplan::propagation::Protocol;
 use retryplan::telemetry::Metric;
 use retryplan::AbortReason;
@@ -178,6 +180,26 @@ pub enum GuidanceMode {
     A6,
     /// The guidance *replaces* the backoff (no draw) and the schedule keeps counting: the wait is exactly what the server asked, as urllib3's `Retry.sleep`, ky and got wait.
     Replace,
+}
+
+/// Which layer of a call chain retries (`propagation.retry_layer`).
+#[uniffi::remote(Enum)]
+pub enum RetryLayer {
+    /// Only the outermost layer that can retry does: a layer whose caller says it retries (see `propagation`) makes one attempt and hands the failure back, so the deepest service sees at most the outermost policy's attempts, not their product (the Google SRE book, "Handling Overload": retry at one layer). The default.
+    Outermost,
+    /// Every layer retries under its own policy, whatever its caller does (each layer's attempts multiply): what every helper did before propagation.
+    Every,
+}
+
+/// A family of request headers an incoming context is read from (`propagation.read_headers`): each names the deadline and attempt-count headers one peer writes. `Idempotency-Key` is always read.
+#[uniffi::remote(Enum)]
+pub enum HeaderFamily {
+    /// gRPC's `grpc-timeout` and `grpc-previous-rpc-attempts` (gRPC over HTTP/2, gRFC A6).
+    Grpc,
+    /// Envoy's `x-envoy-expected-rq-timeout-ms` and `x-envoy-attempt-count`.
+    Envoy,
+    /// The project's own `retryplan-timeout-ms`, `retryplan-attempt` and `retryplan-caller-retries` (see `propagation`).
+    Retryplan,
 }
 
 /// How a `Retry-After` value is read: the policy's `server_guidance.retry_after_reading`.

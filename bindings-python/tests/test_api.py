@@ -293,6 +293,16 @@ def test_unreadable_policies_name_the_field(config: dict, field: str) -> None:
     assert raised.value.field == field and raised.value.code == "invalid_config"
 
 
+def test_a_number_beyond_a_float_in_json_text_names_its_field() -> None:
+    """The JSON parser refuses 1e400 before any reader sees it; the error still names the field, as
+    ``from_dict`` with ``float("inf")`` there does and as JS does."""
+    with pytest.raises(InvalidConfigError) as text:
+        Policy.from_json('{"retry_on": {"http_statuses": [503, 1e400]}}')
+    with pytest.raises(InvalidConfigError) as data:
+        Policy.from_dict({"retry_on": {"http_statuses": [503, float("inf")]}})
+    assert text.value.field == data.value.field == "retry_on.http_statuses[1]"
+
+
 def test_every_field_of_a_core_error_reaches_its_exception() -> None:
     """One conversion for every error (the core's ``Error::fields``): typed fields, ``message`` as ``detail``,
     a header error's fields for its kind only."""

@@ -2,7 +2,7 @@
 // The configuration types tests/conformance/schema.json describes, keys camelCase;
 // lib/index.d.ts re-exports them.
 
-import type { AboveCap, BackoffKind, ErrorCodeTable, GrpcCode, GuidanceMode, Idempotency, RetryAfterReading, TransportFailure } from './names.js';
+import type { AboveCap, BackoffKind, ErrorCodeTable, GrpcCode, GuidanceMode, HeaderFamily, Idempotency, RetryAfterReading, RetryLayer, TransportFailure } from './names.js';
 
 export type AttemptTimeoutConfig =
   | { fixedMs: number }
@@ -119,9 +119,9 @@ export interface ResolvedPolicyConfig {
     /** Kept back from the caller's remaining time for this layer's answer to travel back, in ms (20 by default). */
     reserveMs?: number;
     /** outermost (the default): a layer whose caller retries makes one attempt; every: each layer retries under its own policy. */
-    retryLayer?: 'outermost' | 'every';
+    retryLayer?: RetryLayer;
     /** The header families read from an incoming request, a set (all three by default): grpc-timeout and grpc-previous-rpc-attempts; x-envoy-expected-rq-timeout-ms and x-envoy-attempt-count; retryplan-timeout-ms, retryplan-attempt and retryplan-caller-retries. */
-    readHeaders?: ('grpc' | 'envoy' | 'retryplan')[];
+    readHeaders?: HeaderFamily[];
   };
 }
 
@@ -232,8 +232,8 @@ export interface PolicyConfig {
     /** Kept back from the caller's remaining time for this layer's answer to travel back, in ms (20 by default). */
     reserveMs?: number;
     /** outermost (the default): a layer whose caller retries makes one attempt; every: each layer retries under its own policy. */
-    retryLayer?: 'outermost' | 'every';
+    retryLayer?: RetryLayer;
     /** The header families read from an incoming request, a set (all three by default): grpc-timeout and grpc-previous-rpc-attempts; x-envoy-expected-rq-timeout-ms and x-envoy-attempt-count; retryplan-timeout-ms, retryplan-attempt and retryplan-caller-retries. */
-    readHeaders?: ('grpc' | 'envoy' | 'retryplan')[];
+    readHeaders?: HeaderFamily[];
   };
 }

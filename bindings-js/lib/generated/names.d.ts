@@ -136,6 +136,22 @@ export type GuidanceMode =
   /** The guidance *replaces* the backoff (no draw) and the schedule keeps counting: the wait is exactly what the server asked, as urllib3's `Retry.sleep`, ky and got wait. */
   | 'replace';
 
+/** Which layer of a call chain retries (`propagation.retry_layer`). */
+export type RetryLayer =
+  /** Only the outermost layer that can retry does: a layer whose caller says it retries (see `propagation`) makes one attempt and hands the failure back, so the deepest service sees at most the outermost policy's attempts, not their product (the Google SRE book, "Handling Overload": retry at one layer). The default. */
+  | 'outermost'
+  /** Every layer retries under its own policy, whatever its caller does (each layer's attempts multiply): what every helper did before propagation. */
+  | 'every';
+
+/** A family of request headers an incoming context is read from (`propagation.read_headers`): each names the deadline and attempt-count headers one peer writes. `Idempotency-Key` is always read. */
+export type HeaderFamily =
+  /** gRPC's `grpc-timeout` and `grpc-previous-rpc-attempts` (gRPC over HTTP/2, gRFC A6). */
+  | 'grpc'
+  /** Envoy's `x-envoy-expected-rq-timeout-ms` and `x-envoy-attempt-count`. */
+  | 'envoy'
+  /** The project's own `retryplan-timeout-ms`, `retryplan-attempt` and `retryplan-caller-retries` (see `propagation`). */
+  | 'retryplan';
+
 /** How a `Retry-After` value is read: the policy's `server_guidance.retry_after_reading`. */
 export type RetryAfterReading =
   /** RFC 9110 to the letter (the default): `1*DIGIT` seconds or an HTTP-date, see `parseRetryAfter`. */

@@ -27,6 +27,10 @@ AboveCapName = Literal["clamp", "give_up"]
 """What to do when server guidance (Retry-After, gRPC pushback) exceeds ``cap_ms``."""
 GuidanceModeName = Literal["floor", "a6", "replace"]
 """How honored server guidance (Retry-After, gRPC pushback) shapes the delay."""
+RetryLayerName = Literal["outermost", "every"]
+"""Which layer of a call chain retries (``propagation.retry_layer``)."""
+HeaderFamilyName = Literal["grpc", "envoy", "retryplan"]
+"""A family of request headers an incoming context is read from (``propagation.read_headers``): each names the deadline and attempt-count headers one peer writes. ``Idempotency-Key`` is always read."""
 RetryAfterReadingName = Literal["strict", "lenient"]
 """How a ``Retry-After`` value is read: the policy's ``server_guidance.retry_after_reading``."""
 FailureName = Literal["dns_lookup_failed", "connection_refused", "unreachable", "connect_timeout", "tls_handshake_failed", "pool_timeout", "write_failed", "connection_lost", "read_timeout", "body_broken", "malformed_response", "attempt_timed_out", "cancelled"]
@@ -127,9 +131,9 @@ class PolicyFieldsPropagation(TypedDict, total=False):
     # Kept back from the caller's remaining time for this layer's answer to travel back, in ms (20 by default).
     reserve_ms: int
     # outermost (the default): a layer whose caller retries makes one attempt; every: each layer retries under its own policy.
-    retry_layer: Literal["outermost", "every"]
+    retry_layer: RetryLayerName
     # The header families read from an incoming request, a set (all three by default): grpc-timeout and grpc-previous-rpc-attempts; x-envoy-expected-rq-timeout-ms and x-envoy-attempt-count; retryplan-timeout-ms, retryplan-attempt and retryplan-caller-retries.
-    read_headers: Sequence[Literal["grpc", "envoy", "retryplan"]]
+    read_headers: Sequence[HeaderFamilyName]
 
 class PolicyFields(TypedDict, total=False):
     # Attempts in all, the first included (3 = one try and up to two retries).

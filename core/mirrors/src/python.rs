@@ -101,8 +101,8 @@ impl Writer<'_> {
                         format!("{ident}Name")
                     }
                 }
-                // Names the core has no table for (a `kind`, `propagation.retry_layer`, the HTTP methods of
-                // `retry_methods`): the schema's own list, which the reader refuses any other name than.
+                // Names the core has no table for (a `kind`, the HTTP methods of `retry_methods`): the
+                // schema's own list, which the reader refuses any other name than.
                 NameSet::Listed => literal(names),
             },
             Shape::Array(items) => format!("Sequence[{}]", self.type_of(items, key, context)),

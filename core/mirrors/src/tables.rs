@@ -197,6 +197,18 @@ fn entries() -> Vec<Entry> {
             "core/src/policy/config.rs",
             mirrors(Internal, Py::No, true),
         ),
+        named::<rp::policy::RetryLayer>(
+            "RetryLayer",
+            "retryplan::policy::RetryLayer",
+            "core/src/policy/config.rs",
+            mirrors(Internal, Py::No, true),
+        ),
+        named::<rp::policy::HeaderFamily>(
+            "HeaderFamily",
+            "retryplan::policy::HeaderFamily",
+            "core/src/policy/config.rs",
+            mirrors(Internal, Py::No, true),
+        ),
         named::<rp::headers::retry_after::RetryAfterReading>(
             "RetryAfterReading",
             "retryplan::headers::retry_after::RetryAfterReading",

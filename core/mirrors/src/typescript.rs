@@ -195,8 +195,8 @@ impl Writer<'_> {
                     table.ident.to_owned()
                 }
                 NameSet::Within(_) => literals(names),
-                // Names the core has no table for (a `kind`, `propagation.retry_layer`, the HTTP methods of
-                // `retry_methods`): the schema's own list, which the reader refuses any other name than.
+                // Names the core has no table for (a `kind`, the HTTP methods of `retry_methods`): the
+                // schema's own list, which the reader refuses any other name than.
                 NameSet::Listed => literals(names),
             },
             Shape::Array(items) => {

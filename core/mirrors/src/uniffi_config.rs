@@ -9,7 +9,9 @@
 //!
 //! Types: an integer whose maximum is above `u32::MAX` (a time in ms) is
 //! `i64` (Kotlin `Long`), any other `i32`; a set of names is the core's enum
-//! (a uniffi remote enum of `generated.rs`); a shape named in [`RECORDS`] is
+//! (a uniffi remote enum of `generated.rs`), the HTTP methods of
+//! `retry_methods` excepted (`String`, as `Policy.httpRequest` takes a
+//! method), and names of no core enum are refused; a shape named in [`RECORDS`] is
 //! that record wherever it appears. A property the schema does not require is
 //! nullable (absent: the core's default or the enclosing section's value),
 //! unless the schema gives its `default` (an empty list, false, `{}`, a
@@ -338,8 +340,18 @@ impl Writer<'_> {
                 NameSet::Table(table) | NameSet::Within(table) => {
                     return Err(format!("{defining}.{key}: {} is not exported to uniffi (tables.rs)", table.ident))
                 }
-                // Names of no table (HTTP methods): any string, the core checks it.
-                NameSet::Listed => "String".into(),
+                // The HTTP methods of `retry_methods`: a `String`, as every other method a Kotlin user passes
+                // (`Policy.httpRequest(request.method(), ...)` takes whatever OkHttp's or the JDK's request holds,
+                // PROPFIND included), so one concept keeps one type; the core refuses a method it does not know.
+                NameSet::Listed if names.iter().map(String::as_str).eq(retryplan::policy::RETRY_METHODS) => {
+                    "String".into()
+                }
+                NameSet::Listed => {
+                    let names = names.join(", ");
+                    return Err(format!(
+                        "{defining}.{key}: names of no core table ({names}): give them a core enum in tables.rs"
+                    ));
+                }
             },
             Shape::Array(items) => format!("Vec<{}>", self.ty(items, key, defining)?),
             Shape::Object(_) | Shape::OneOf(_) | Shape::Any => {

@@ -38,6 +38,8 @@ mod error_fields;
 mod read;
 mod serializer;
 mod suggest;
+#[cfg(feature = "json")]
+mod text_path;
 
 #[doc(no_inline)]
 pub use crate::ground::named::Named;
@@ -173,14 +175,37 @@ impl Value {
     /// Parses JSON text into a tree. Only the syntax is checked here.
     ///
     /// # Errors
-    /// [`Error::InvalidConfig`] at the top level (`field` empty) for text
-    /// that is not one JSON value (naming a policy: the reader of another
-    /// configuration names its own, see [`ConfigKind::reading`](crate::config::error::ConfigKind::reading)).
+    /// [`Error::InvalidConfig`] (naming a policy: the reader of another
+    /// configuration names its own, see [`ConfigKind::reading`](crate::config::error::ConfigKind::reading))
+    /// at the top level (`field` empty) for text that is not one JSON value,
+    /// and at the number's field for a number beyond an `f64` (`1e400`), the
+    /// field a host that parses the text itself gets from the reader.
+    ///
+    /// ```
+    /// use retryplan::config::value::Value;
+    /// use retryplan::Error;
+    /// let Err(Error::InvalidConfig { field, .. }) = Value::from_json(r#"{"retry_on": {"http_statuses": [1e400]}}"#)
+    /// else { unreachable!() };
+    /// assert_eq!(&*field, "retry_on.http_statuses[0]");
+    /// let Err(Error::InvalidConfig { field, .. }) = Value::from_json(r#"{"retry_on": {"http_statuses": [500,]}}"#)
+    /// else { unreachable!() };
+    /// assert_eq!(&*field, "");
+    /// ```
     pub fn from_json(json: &str) -> Result<Value, Error> {
-        serde_json::from_str(json).map_err(|error| Error::InvalidConfig {
-            config: crate::config::error::ConfigKind::Policy,
-            field: alloc::boxed::Box::from(""),
-            message: Message::text(error.to_string()),
+        serde_json::from_str(json).map_err(|error| {
+            // serde_json refuses such a number while parsing, before any reader sees it (its message is the one
+            // sign of it: serde_json does not expose its error codes). It names the byte after the number.
+            let field = if error.to_string().starts_with("number out of range") {
+                let after = text_path::offset(json, error.line(), error.column());
+                text_path::path_at(json, after.saturating_sub(1))
+            } else {
+                String::new()
+            };
+            Error::InvalidConfig {
+                config: crate::config::error::ConfigKind::Policy,
+                field: field.into(),
+                message: Message::text(error.to_string()),
+            }
         })
     }
 

@@ -279,6 +279,19 @@ class ErrorsTest {
     }
 
     @Test
+    fun `a number beyond a Double in JSON text is refused at its field, where JS's reader names it too`() {
+        val policy = raises<RetryplanException.InvalidConfig>("invalid_config") { Policy.fromJson("""{"retry_on": {"http_statuses": [500, 1e400]}}""") }
+        assertEquals("retry_on.http_statuses[1]", policy.field)
+        val dependency = raises<RetryplanException.InvalidConfig>("invalid_config") {
+            Dependency.fromJson("""{"budget": {"kind": "token_bucket", "max_tokens": 1e400, "token_ratio": 0.1}}""")
+        }
+        assertEquals(ConfigKind.DEPENDENCY to "budget.max_tokens", dependency.config to dependency.field)
+        // Text that is no JSON is refused as a whole.
+        val syntax = raises<RetryplanException.InvalidConfig>("invalid_config") { Policy.fromJson("""{"retry_on": {"http_statuses": [500,]}}""") }
+        assertEquals("", syntax.field)
+    }
+
+    @Test
     @Suppress("DEPRECATION")
     fun `the old name is a deprecated alias of InvalidConfig for one release`() {
         val error: InvalidPolicyJson = raises<InvalidPolicyJson>("invalid_config") { Policy.fromJson("{") }

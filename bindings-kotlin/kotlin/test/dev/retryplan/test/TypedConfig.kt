@@ -9,12 +9,15 @@ import dev.retryplan.DependencyConfig
 import dev.retryplan.ErrorCodeTable
 import dev.retryplan.GrpcCode
 import dev.retryplan.GuidanceMode
+import dev.retryplan.HeaderFamily
 import dev.retryplan.HedgingConfig
 import dev.retryplan.Idempotency
 import dev.retryplan.JitterConfig
 import dev.retryplan.PolicyConfig
+import dev.retryplan.PropagationConfig
 import dev.retryplan.RedeliveryConfig
 import dev.retryplan.RetryAfterReading
+import dev.retryplan.RetryLayer
 import dev.retryplan.RetryLimitsConfig
 import dev.retryplan.StatusGuidanceConfig
 import dev.retryplan.StatusSetConfig
@@ -70,7 +73,7 @@ object TypedConfig {
         val m = obj(
             json, "max_attempts", "total_timeout_ms", "attempt_timeout", "response_reserve_ms",
             "minimum_useful_attempt_ms", "backoff", "jitter", "retry_on", "ambiguous", "conflict", "server_guidance",
-            "idempotency", "hedging", "redelivery", "retry_limits", "retry_methods",
+            "idempotency", "hedging", "redelivery", "retry_limits", "retry_methods", "propagation",
         )
         PolicyConfig(
             maxAttempts = m.or("max_attempts", d.maxAttempts, ::int),
@@ -164,6 +167,16 @@ object TypedConfig {
             },
             retryMethods = m.or("retry_methods", d.retryMethods) {
                 it?.let { methods -> list(methods).map { name -> name as? String ?: no() } }
+            },
+            propagation = m.or("propagation", d.propagation) {
+                it?.let { value ->
+                    val p = obj(value, "reserve_ms", "retry_layer", "read_headers")
+                    PropagationConfig(
+                        reserveMs = p["reserve_ms"]?.let(::long),
+                        retryLayer = p["retry_layer"]?.let { l -> named<RetryLayer>(l) },
+                        readHeaders = p["read_headers"]?.let { h -> list(h).map { f -> named<HeaderFamily>(f) } },
+                    )
+                }
             },
         )
     }
