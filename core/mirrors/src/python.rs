@@ -8,7 +8,8 @@
 //! merged into one dict of all their keys, and each set of names widened to
 //! the smallest core table holding them (the schema lists only the
 //! non-default names a policy writes; a caller may pass any); names of no
-//! table (HTTP methods) are any `str`, which the core checks. A `kind` keeps
+//! table (the HTTP methods the core accepts) are a `Literal` of the schema's
+//! list, which the core checks again. A `kind` keeps
 //! the schema's names: it picks the shape.
 
 use std::collections::BTreeSet;
