@@ -19,7 +19,13 @@ export { Operation } from './operation.js';
 export { Driver } from './driver.js';
 export { Stats } from './stats.js';
 export { outcomeFromHttp } from './http.js';
-export { parseRetryAfter, parseRetryAfterMsHeader, parseRateLimit, parseRateLimitReset } from './functions.js';
+export {
+  parseRetryAfter,
+  parseRetryAfterMsHeader,
+  parseRateLimit,
+  parseRateLimitReset,
+  requestName,
+} from './functions.js';
 export { RetryplanError } from './convert.js';
 export { OperationFailedError, GaveUpError, ReconcileRequiredError, RestartRequiredError } from './endings.js';
 export { failureOf } from './failures.js';

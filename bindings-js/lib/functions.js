@@ -7,6 +7,7 @@ import {
   _parseRateLimitReset,
   _parseRetryAfter,
   _parseRetryAfterMsHeader,
+  _requestName,
 } from '../wasm/retryplan_js.js';
 import { ms, optional, text } from './args.js';
 import { decided } from './convert.js';
@@ -33,4 +34,14 @@ export function parseRateLimit(value, policyValue) {
 /** Reads a `RateLimit-Reset` or `X-RateLimit-Reset` value: the wait in milliseconds from `nowUnixMs`. */
 export function parseRateLimitReset(value, nowUnixMs) {
   return decided(_parseRateLimitReset(text('value', value), ms('nowUnixMs', nowUnixMs)));
+}
+
+/**
+ * How the HTTP helpers name a request in their endings, logs and spans (their `url.full` is the name after its method):
+ * `"METHOD url"`, the URL as the platform gave it without its user info or its fragment (a name must not carry
+ * credentials, and a fragment is never sent), and with the value of each query parameter the OpenTelemetry semantic
+ * conventions call sensitive replaced by `REDACTED` (`url.full`: the signatures and keys of presigned URLs).
+ */
+export function requestName(method, url) {
+  return _requestName(text('method', method), text('url', url));
 }

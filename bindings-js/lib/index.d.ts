@@ -538,6 +538,12 @@ export function parseRateLimit(value: string, policyValue?: string): number | un
 export function parseRateLimitReset(value: string, nowUnixMs: number): number;
 /** A `retry-after-ms` header value. Throws "invalid_header". */
 export function parseRetryAfterMsHeader(value: string): number;
+/**
+ * How the HTTP helpers name a request in their endings, logs and spans (`url.full` is the name after its method): the
+ * core's `"METHOD url"`, the URL as given without its user info or fragment, the OpenTelemetry conventions' sensitive
+ * query values (`X-Amz-Signature`, `sig`, ...) replaced by `REDACTED`.
+ */
+export function requestName(method: string, url: string): string;
 export function profileNames(): ProfileName[];
 
 /**

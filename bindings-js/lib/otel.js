@@ -9,6 +9,7 @@
 import { _driverEventSignals } from '../wasm/retryplan_js.js';
 import { names as listed, only } from './args.js';
 import { decided } from './convert.js';
+import { requestName } from './functions.js';
 import { reportWith } from './host.js';
 import { storedEvent } from './records.js';
 import * as names from './generated/telemetry.js';
@@ -62,11 +63,15 @@ class Operation {
     this.spans = new Map();
   }
 
-  /** Makes the attempt spans HTTP client spans of this request (`url` without credentials or fragment). */
+  /**
+   * Makes the attempt spans HTTP client spans of this request: `url.full` is its URL as the core names it
+   * (`requestName`: without credentials or fragment, the conventions' sensitive query values `REDACTED`).
+   */
   request(method, url) {
     const known = names.KNOWN_HTTP_METHODS.has(method);
-    const parsed = new URL(url);
-    const attributes = { 'http.request.method': known ? method : names.OTHER_METHOD, 'url.full': url };
+    const full = requestName(method, url).slice(method.length + 1);
+    const parsed = new URL(full);
+    const attributes = { 'http.request.method': known ? method : names.OTHER_METHOD, 'url.full': full };
     if (!known) attributes['http.request.method_original'] = method;
     if (parsed.hostname) attributes['server.address'] = parsed.hostname.replace(/^\[|\]$/g, '');
     const port = parsed.port ? Number(parsed.port) : DEFAULT_PORTS[parsed.protocol];

@@ -36,6 +36,15 @@ pub fn parse_rate_limit_reset(value: &str, now_unix_ms: f64) -> JsValue {
     ms_or_error(rp::headers::rate_limit::parse_rate_limit_reset(value, now_unix_ms as u64))
 }
 
+/// How the HTTP helpers name a request in their endings, logs and spans (their `url.full` is the name after its
+/// method): `"METHOD url"`, the URL as the platform gave it without its user info or its fragment (a name must not
+/// carry credentials, and a fragment is never sent), and with the value of each query parameter the OpenTelemetry
+/// semantic conventions call sensitive replaced by `REDACTED` (`url.full`: the signatures and keys of presigned URLs).
+#[wasm_bindgen(js_name = _requestName)]
+pub fn request_name(method: &str, url: &str) -> String {
+    rp::outcomes::http::request_name(method, url)
+}
+
 /// A result in ms as a number, or the header error in its place.
 fn ms_or_error(result: Result<u64, HeaderError>) -> JsValue {
     either(result.map(|ms| JsValue::from_f64(num(ms))).map_err(header_error))

@@ -86,6 +86,7 @@ test('two entries: the default one for a checkout page, the tools a superset wit
     'parseRetryAfterMsHeader',
     'profileNames',
     'propagation',
+    'requestName',
     'retryFetch',
     'run',
     'uninstrumentOpenTelemetry',

@@ -45,6 +45,7 @@ before(async () => {
     log.push(request.headers);
     const statuses = answers.get(request.url) ?? [404];
     const status = statuses.length > 1 ? statuses.shift() : statuses[0];
+    if (status === 0) return request.socket.destroy(); // 0: the connection dropped, no answer
     response.writeHead(status, { 'content-type': 'text/plain' }).end(`status ${status}`);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -114,6 +115,34 @@ test('retryFetch reports each attempt as an HTTP client span, resends counted, i
   assert.equal(got['retryplan.attempts {"retryplan.attempt.kind":"retry"}'], 2);
   assert.equal(got['retryplan.retries {}'], 2);
   assert.equal(got['retryplan.operations {"retryplan.operation.ending":"succeeded"}'], 1);
+});
+
+// A presigned URL (the reviewer's): its span's url.full and its ending name the request as the core does (requestName),
+// the OpenTelemetry conventions' sensitive query values REDACTED, their keys kept.
+const PRESIGNED = '/z?seq=200&X-Amz-Signature=SECRET&sig=abc';
+const PRESIGNED_NAMED = '/z?seq=200&X-Amz-Signature=REDACTED&sig=REDACTED';
+
+test("a presigned URL's url.full has its sensitive query values REDACTED", async () => {
+  answers.set(PRESIGNED, [200]);
+  const { response } = await retryFetch(`${base}${PRESIGNED}`, {}, { policy: Policy.fromConfig(FAST) });
+  assert.equal(response.status, 200);
+  const [span] = spans.getFinishedSpans();
+  assert.equal(span.attributes['url.full'], `${base}${PRESIGNED_NAMED}`);
+  assert.equal(span.attributes['server.address'], '127.0.0.1');
+});
+
+// lib/helpers.js's requestName (the lead's file) still names the request on WHATWG URL, not the core's: a todo until then.
+const ENDING_NAMED_BY_THE_CORE = "lib/helpers.js's requestName: the core's (functions.js requestName)";
+
+test("a presigned URL's ending names it with its sensitive query values REDACTED", {
+  todo: ENDING_NAMED_BY_THE_CORE,
+}, async () => {
+  answers.set(PRESIGNED, [0]);
+  const policy = Policy.fromConfig({ ...FAST, max_attempts: 1 });
+  const ended = await retryFetch(`${base}${PRESIGNED}`, {}, { policy }).catch((error) => error);
+  assert.ok(ended instanceof GaveUpError, String(ended));
+  assert.ok(ended.message.startsWith(`retryplan: GET ${base}${PRESIGNED_NAMED}: gave up`), ended.message);
+  assert.doesNotMatch(ended.message, /SECRET|abc/);
 });
 
 test('a give-up is an event on the span of the attempt whose result led to it', async () => {

@@ -71,8 +71,15 @@ import { serve } from './serve.mjs';
  * and 62964 B (49002 + 13962), against 57348 B (44145 + 13203) and 62854 B
  * (48893 + 13961) for the base measured in the same run: +108 B and +110 B,
  * all wasm. So 57500 B and 63000 B.
+ * Session 20: the core's `request_name` exported to every wasm (`_requestName`:
+ * a request's name with the OpenTelemetry conventions' sensitive query
+ * values `REDACTED`, the same rule in every language; size.mjs's
+ * RUNTIME_LIMIT): 58306 B (45103 + 13203) and 63881 B (49919 + 13962),
+ * against 57456 B (44254 + 13202) and 62964 B (49002 + 13962) for the base
+ * built in the same run: +850 B and +917 B, all wasm but 1 B. So 58350 B
+ * and 63950 B.
  */
-const GATE = { checkout: 57_500, shop: 63_000 };
+const GATE = { checkout: 58_350, shop: 63_950 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

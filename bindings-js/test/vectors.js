@@ -645,6 +645,9 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
     case 'grpc_timeout_ns_parse':
       call = () => String(api.parseGrpcTimeoutNs(field(testCase, 'value', 'string')));
       break;
+    case 'request_name':
+      call = () => api.requestName(field(testCase, 'method', 'string'), field(testCase, 'url', 'string'));
+      break;
     case 'aws_error_code':
       call = () => api.awsErrorCodeFromResponse(testCase.errortype_header, testCase.body) ?? null;
       break;

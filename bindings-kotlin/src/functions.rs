@@ -109,8 +109,10 @@ pub fn aws_error_code_from_response(errortype_header: Option<String>, body: Opti
     rp::dialects::aws::error_code_from_response(errortype_header.as_deref(), body.as_deref()).map(|code| code.as_str().to_owned())
 }
 
-/// How the HTTP helpers name a request in their endings, logs and spans: `"METHOD url"`, the URL as the platform gave
-/// it without its user info or its fragment (a name must not carry credentials, and a fragment is never sent).
+/// How the HTTP helpers name a request in their endings, logs and spans (their `url.full` is the name after its
+/// method): `"METHOD url"`, the URL as the platform gave it without its user info or its fragment (a name must not
+/// carry credentials, and a fragment is never sent), and with the value of each query parameter the OpenTelemetry
+/// semantic conventions call sensitive replaced by `REDACTED` (`url.full`: the signatures and keys of presigned URLs).
 #[uniffi::export]
 pub fn request_name(method: String, url: String) -> String {
     rp::outcomes::http::request_name(&method, &url)

@@ -198,8 +198,10 @@ pub(crate) fn aws_error_code_from_response(errortype_header: Arg, body: Arg) -> 
     Ok(retryplan::dialects::aws::error_code_from_response(errortype_header.map(|value| str_arg("errortype_header", value)).transpose()?.as_deref(), body.map(|value| str_arg("body", value)).transpose()?.as_deref()).map(|code| code.as_str().to_owned()))
 }
 
-/// How the HTTP helpers name a request in their endings, logs and spans: `"METHOD url"`, the URL as the platform gave
-/// it without its user info or its fragment (a name must not carry credentials, and a fragment is never sent).
+/// How the HTTP helpers name a request in their endings, logs and spans (their `url.full` is the name after its
+/// method): `"METHOD url"`, the URL as the platform gave it without its user info or its fragment (a name must not
+/// carry credentials, and a fragment is never sent), and with the value of each query parameter the OpenTelemetry
+/// semantic conventions call sensitive replaced by `REDACTED` (`url.full`: the signatures and keys of presigned URLs).
 ///
 /// The URL is read as text, never parsed nor normalised: the scheme, host (its case, an IPv6 literal's brackets), port,
 /// path and query stay as given. Of an absolute URL with an authority (`scheme://authority...`), the user info is
@@ -207,6 +209,13 @@ pub(crate) fn aws_error_code_from_response(errortype_header: Arg, body: Arg) -> 
 /// an `@` in the path or query is kept. The fragment is everything from the first `#`. A URL without an authority, or
 /// not absolute (no scheme, a path, an empty text), is kept as given, minus its fragment. Never fails: a name is
 /// information, and any text makes one.
+///
+/// The query is everything after the first `?` (before the fragment), its parameters separated by `&`. A parameter
+/// whose key is one of `X-Amz-Signature`, `X-Amz-Credential`, `X-Amz-Security-Token`, `AWSAccessKeyId`, `Signature`,
+/// `sig` and `X-Goog-Signature` (the conventions' list, matched as written and case-sensitively, as they say: `SIG` and
+/// a percent-escaped `%73ig` are other keys) keeps its key and its `=`, and its value, whatever it is (empty included),
+/// becomes `REDACTED`: `sig=abc` names `sig=REDACTED`. A key without `=` has no value and is kept; every other
+/// parameter is kept as given. Naming a name again gives it back unchanged.
 #[pyfunction]
 pub(crate) fn request_name(method: &Bound<'_, PyAny>, url: &Bound<'_, PyAny>) -> Res<String> {
     Ok(retryplan::outcomes::http::request_name(&str_arg("method", method)?, &str_arg("url", url)?))

@@ -416,6 +416,10 @@ def kind_aws_error_code(case: Dict[str, Any]) -> None:
     )
 
 
+def kind_request_name(case: Dict[str, Any]) -> None:
+    settle(case, lambda: retryplan._native.request_name(case["method"], case["url"]), case["id"])
+
+
 def kind_urllib3_retry(case: Dict[str, Any]) -> None:
     """``from_urllib3`` on a ``Retry()`` with each attribute of the case set (the strings ``inf``/``-inf``/``nan`` of
     a number of seconds are that float); a refusal is compared by the core error it chains."""
@@ -646,6 +650,7 @@ RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
     "grpc_timeout_ns_encode": kind_grpc_timeout_ns_encode,
     "grpc_timeout_ns_parse": kind_grpc_timeout_ns_parse,
     "aws_error_code": kind_aws_error_code,
+    "request_name": kind_request_name,
     "urllib3_retry": kind_urllib3_retry,
 }
 

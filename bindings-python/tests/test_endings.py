@@ -52,6 +52,24 @@ def test_httpx_names_the_request_without_user_info_or_fragment_keeping_an_at_in_
     assert "secret" not in str(raised.value)
 
 
+def test_requests_names_a_presigned_url_with_its_sensitive_query_values_redacted(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The OpenTelemetry conventions' url.full list (the core's request_name): the value goes, the key stays.
+    server.script.queue(("drop", None))
+    session = requests.Session()
+    session.mount("http://", RetryAdapter(policy=Policy.from_dict(ONE)))
+    url = server.url.replace("http://", "http://user:pw@") + "/z?seq=200&X-Amz-Signature=SECRET&sig=abc"
+    with caplog.at_level("INFO", logger="retryplan"), pytest.raises(ReconcileRequiredError) as raised:
+        session.post(url, data=b"{}")
+    port = server.url.rsplit(":", 1)[1]
+    named = f"POST http://127.0.0.1:{port}/z?seq=200&X-Amz-Signature=REDACTED&sig=REDACTED"
+    assert str(raised.value).startswith(f"retryplan: {named}: the write may have happened"), raised.value
+    assert [record.getMessage() for record in caplog.records if named in record.getMessage()], caplog.text
+    for secret in ("SECRET", "abc", "pw"):
+        assert secret not in str(raised.value) and secret not in caplog.text, secret
+
+
 def test_the_name_is_the_cores_request_name_of_the_url_as_the_client_gives_it() -> None:
     # One rule in every language (the core's): the text as given, minus user info (up to the authority's last "@")
     # and fragment; httpx's copy_with and requests' urlsplit/geturl each re-assembled the URL before.
@@ -60,6 +78,7 @@ def test_the_name_is_the_cores_request_name_of_the_url_as_the_client_gives_it() 
     assert name("GET", "http://u@[::1]:8080/p?") == "GET http://[::1]:8080/p?"  # urlsplit's geturl dropped the "?"
     assert name("GET", "/orders#new") == "GET /orders"
     assert name("GET", "#") == "GET "
+    assert name("GET", "http://h/?sig=a&SIG=b&Signature=c") == "GET http://h/?sig=REDACTED&SIG=b&Signature=REDACTED"
 
 
 def test_httpx_gave_up_names_the_request_the_attempts_and_the_reason(server: Server) -> None:

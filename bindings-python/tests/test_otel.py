@@ -160,6 +160,16 @@ def test_a_method_the_conventions_do_not_know_is_other(telemetry: Telemetry, ser
     assert (attributes["http.request.method"], attributes["http.request.method_original"]) == ("_OTHER", "PURGE")
 
 
+def test_url_full_redacts_the_sensitive_query_values_of_a_presigned_url(telemetry: Telemetry, server: Server) -> None:
+    # The reviewer's request: the span's url.full is the core's request name (the conventions' list redacted).
+    server.script.queue(status(200))
+    url = server.url.replace("http://", "http://user:pw@") + "/z?seq=200&X-Amz-Signature=SECRET&sig=abc"
+    with httpx.Client(transport=RetryTransport(policy=Policy.from_dict(FAST))) as client:
+        assert client.get(url).status_code == 200
+    attributes = dict(telemetry.spans()[0].attributes or {})
+    assert attributes["url.full"] == server.url + "/z?seq=200&X-Amz-Signature=REDACTED&sig=REDACTED"
+
+
 class Declined(Exception):
     pass
 

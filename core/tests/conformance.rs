@@ -633,6 +633,9 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
             let code = aws::error_code_from_response(text("errortype_header"), text("body"));
             Ok(code.map_or(Value::Null, |code| json!(code.as_str())))
         }
+        "request_name" => {
+            Ok(json!(retryplan::outcomes::http::request_name(str_field(case, "method"), str_field(case, "url"))))
+        }
         "driver" | "propagated_driver" => return run_driver(case, fill, failures, &id),
         "incoming_context" => incoming_context(case),
         "budget" => return run_budget(case, fill, failures, &id),

@@ -176,11 +176,12 @@ class HttpHelper:
         return run
 
     def describe(self, run: Run, method: str, url: str, hop: Optional[Hop] = None) -> None:
-        """Names the operation by its request, in endings and logs: the core's ``request_name`` (``url`` as the
-        client gives it, without user info or fragment). The next hop of a redirect (``hop``) keeps the name of the
-        request the caller made, as in every language (retryFetch and Kotlin's helpers follow redirects inside the
-        attempt and name the request asked for): the URL a user searches the logs for. Its spans name the URL this
-        hop was sent to (``url.full``, the request actually sent)."""
+        """Names the operation by its request, in endings, logs and spans: the core's ``request_name`` (``url`` as
+        the client gives it, without user info or fragment, the conventions' sensitive query values ``REDACTED``).
+        The next hop of a redirect (``hop``) keeps the name of the request the caller made, as in every language
+        (retryFetch and Kotlin's helpers follow redirects inside the attempt and name the request asked for): the URL
+        a user searches the logs for. Its spans name the URL this hop was sent to (``url.full``, the request actually
+        sent)."""
         name = request_name(method, url)
         run.name = name if hop is None else hop.name
         if run.telemetry is not None:

@@ -734,8 +734,11 @@ def aws_error_code_from_response(errortype_header: Optional[str] = None, body: O
     """
 
 def request_name(method: str, url: str) -> str:
-    """How the HTTP helpers name a request in their endings, logs and spans: ``"METHOD url"``, the URL as the platform
-    gave it without its user info or its fragment (a name must not carry credentials, and a fragment is never sent).
+    """How the HTTP helpers name a request in their endings, logs and spans (their ``url.full`` is the name after its
+    method): ``"METHOD url"``, the URL as the platform gave it without its user info or its fragment (a name must not
+    carry credentials, and a fragment is never sent), and with the value of each query parameter the OpenTelemetry
+    semantic conventions call sensitive replaced by ``REDACTED`` (``url.full``: the signatures and keys of presigned
+    URLs).
 
     The URL is read as text, never parsed nor normalised: the scheme, host (its case, an IPv6 literal's brackets), port,
     path and query stay as given. Of an absolute URL with an authority (``scheme://authority...``), the user info is
@@ -743,6 +746,13 @@ def request_name(method: str, url: str) -> str:
     ``//``, so an ``@`` in the path or query is kept. The fragment is everything from the first ``#``. A URL without an
     authority, or not absolute (no scheme, a path, an empty text), is kept as given, minus its fragment. Never fails: a
     name is information, and any text makes one.
+
+    The query is everything after the first ``?`` (before the fragment), its parameters separated by ``&``. A parameter
+    whose key is one of ``X-Amz-Signature``, ``X-Amz-Credential``, ``X-Amz-Security-Token``, ``AWSAccessKeyId``,
+    ``Signature``, ``sig`` and ``X-Goog-Signature`` (the conventions' list, matched as written and case-sensitively, as
+    they say: ``SIG`` and a percent-escaped ``%73ig`` are other keys) keeps its key and its ``=``, and its value,
+    whatever it is (empty included), becomes ``REDACTED``: ``sig=abc`` names ``sig=REDACTED``. A key without ``=`` has
+    no value and is kept; every other parameter is kept as given. Naming a name again gives it back unchanged.
     """
 
 def aws_standard_dependency() -> Dependency:

@@ -9,7 +9,9 @@ deviations from the semantic conventions is ``core/src/compatibility/telemetry.m
 
 * The httpx transports and the requests adapter make one ``CLIENT`` span per
   attempt sent (named by its method; ``http.request.method``,
-  ``server.address``, ``server.port``, ``url.full`` without credentials,
+  ``server.address``, ``server.port``, ``url.full`` as the core names the
+  request: no credentials or fragment, the values of the conventions'
+  sensitive query keys ``REDACTED``,
   ``http.response.status_code``), ``http.request.resend_count`` on every
   resent attempt, ``error.type`` and the ``Error`` status on a failed one, and
   inject the attempt's span context into its headers through the global
@@ -142,7 +144,9 @@ class _Operation:
         self.current: Optional[_Current] = None  # the attempt whose span this operation made current
 
     def request(self, method: str, url: str) -> None:
-        """Makes the attempt spans HTTP client spans of this request (``url`` without credentials)."""
+        """Makes the attempt spans HTTP client spans of this request: ``url`` is the core's ``request_name`` after
+        the method (the helpers' ``describe``), so ``url.full`` carries no credentials and the values of the
+        conventions' sensitive query keys (``X-Amz-Signature``, ``sig``, ...) are ``REDACTED``."""
         from urllib.parse import urlsplit
 
         known = method in names.KNOWN_HTTP_METHODS

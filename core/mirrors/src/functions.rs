@@ -102,10 +102,10 @@ pub const FUNCTIONS_TABLE: [Function; 19] = [
         "dialects::aws::error_code_from_response",
         "aws_error_code_from_response",
     ),
-    // How the HTTP helpers name their request in endings, logs and spans. Not in JS's default entry: its export
-    // (+539 B gzip of a 93,100 B gate with 87 B left) does not fit, so lib/helpers.js keeps its own on WHATWG `URL`.
+    // How the HTTP helpers name their request in endings, logs and spans (`url.full`: the conventions' sensitive
+    // query values redacted), in every language: JS's default entry too, since the redaction is one decision.
     Function {
-        hosts: &[Kotlin, Python],
+        hosts: &[Kotlin, Python, Js],
         ..function("core/src/outcomes/http.rs", "outcomes::http::request_name", "request_name")
     },
     // Python's and JS's telemetry hand each signal over in their own shapes

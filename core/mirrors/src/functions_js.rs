@@ -271,23 +271,32 @@ fn default_entry(functions: &[Read], tables: &[Table]) -> Result<[Output; 2], St
             checks.push(spelt.check);
             names.push(camel_case(&param.name));
         }
-        let result = DEFAULT_RESULTS.iter().find(|(value, _, _)| *value == function.value);
-        let (_, result, _) = result.filter(|_| function.header_error).ok_or_else(|| {
-            let error = if function.header_error { "" } else { " without a HeaderError" };
-            format!(
-                "{path}: no result in JS's default entry for `{}`{error} (functions_js::DEFAULT_RESULTS)",
-                function.value
-            )
-        })?;
-        results.insert(*result);
         let (ident, export) = (function.function.ident, format!("_{}", camel_case(function.function.ident)));
+        // A `String` that cannot fail (a request's name) is returned as it is: wasm-bindgen hands JS the string.
+        let (returned, result, decided) = if function.value == "String" && !function.header_error {
+            strings = true;
+            ("String", String::new(), "")
+        } else {
+            let result = DEFAULT_RESULTS.iter().find(|(value, _, _)| *value == function.value);
+            let (_, result, _) = result.filter(|_| function.header_error).ok_or_else(|| {
+                let error = if function.header_error { "" } else { " without a HeaderError" };
+                format!(
+                    "{path}: no result in JS's default entry for `{}`{error} (functions_js::DEFAULT_RESULTS)",
+                    function.value
+                )
+            })?;
+            results.insert(*result);
+            ("JsValue", (*result).to_owned(), "decided")
+        };
+        let wrapped =
+            |wrapper: &str, call: String| if wrapper.is_empty() { call } else { format!("{wrapper}({call})") };
         rust.push_str(&format!(
-            "\n{}#[wasm_bindgen(js_name = {export})]\npub fn {ident}({}) -> JsValue {{\n    {result}(rp::{path}({}))\n}}\n",
+            "\n{}#[wasm_bindgen(js_name = {export})]\npub fn {ident}({}) -> {returned} {{\n    {}\n}}\n",
             rust_doc(&function.doc, ""),
             params.join(", "),
-            args.join(", ")
+            wrapped(&result, format!("rp::{path}({})", args.join(", ")))
         ));
-        let line = format!("  return decided({export}({}));", checks.join(", "));
+        let line = format!("  return {};", wrapped(decided, format!("{export}({})", checks.join(", "))));
         if line.len() > WIDTH {
             return Err(format!("{path}: its JS call is longer than {WIDTH} characters (functions_js::default_entry)"));
         }

@@ -461,10 +461,13 @@ pub fn is_idempotent_method(method: &str) -> Result<bool, Error> {
     Ok(matches!(method, "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"))
 }
 
-/// How the HTTP helpers name a request in their endings, logs and spans:
-/// `"METHOD url"`, the URL as the platform gave it without its user info or
-/// its fragment (a name must not carry credentials, and a fragment is never
-/// sent).
+/// How the HTTP helpers name a request in their endings, logs and spans
+/// (their `url.full` is the name after its method): `"METHOD url"`, the URL
+/// as the platform gave it without its user info or its fragment (a name
+/// must not carry credentials, and a fragment is never sent), and with the
+/// value of each query parameter the OpenTelemetry semantic conventions call
+/// sensitive replaced by `REDACTED` (`url.full`: the signatures and keys of
+/// presigned URLs).
 ///
 /// The URL is read as text, never parsed nor normalised: the scheme, host
 /// (its case, an IPv6 literal's brackets), port, path and query stay as
@@ -476,10 +479,25 @@ pub fn is_idempotent_method(method: &str) -> Result<bool, Error> {
 /// text), is kept as given, minus its fragment. Never fails: a name is
 /// information, and any text makes one.
 ///
+/// The query is everything after the first `?` (before the fragment), its
+/// parameters separated by `&`. A parameter whose key is one of
+/// `X-Amz-Signature`, `X-Amz-Credential`, `X-Amz-Security-Token`,
+/// `AWSAccessKeyId`, `Signature`, `sig` and `X-Goog-Signature` (the
+/// conventions' list, matched as written and case-sensitively, as they say:
+/// `SIG` and a percent-escaped `%73ig` are other keys) keeps its key and its
+/// `=`, and its value, whatever it is (empty included), becomes `REDACTED`:
+/// `sig=abc` names `sig=REDACTED`. A key without `=` has no value and is
+/// kept; every other parameter is kept as given. Naming a name again gives it
+/// back unchanged.
+///
 /// ```
 /// use retryplan::outcomes::http::request_name;
 /// assert_eq!(request_name("GET", "https://user:pw@api.example:8443/a?q=1#top"), "GET https://api.example:8443/a?q=1");
 /// assert_eq!(request_name("POST", "/orders#new"), "POST /orders");
+/// assert_eq!(
+///     request_name("GET", "https://bucket.example/k?X-Amz-Signature=ab12&color=blue&sig=c3&SIG=kept"),
+///     "GET https://bucket.example/k?X-Amz-Signature=REDACTED&color=blue&sig=REDACTED&SIG=kept",
+/// );
 /// ```
 #[must_use]
 pub fn request_name(method: &str, url: &str) -> String {
@@ -497,11 +515,47 @@ pub fn request_name(method: &str, url: &str) -> String {
         _ => ("", url.get(..end).unwrap_or_default()),
     };
     let mut name = String::with_capacity(method.len() + 1 + scheme.len() + rest.len());
-    for part in [method, " ", scheme, rest] {
+    for part in [method, " ", scheme] {
         name.push_str(part);
+    }
+    let Some((before_query, query)) = rest.split_once('?') else {
+        name.push_str(rest);
+        return name;
+    };
+    for part in [before_query, "?"] {
+        name.push_str(part);
+    }
+    for (index, parameter) in query.split('&').enumerate() {
+        if index > 0 {
+            name.push('&');
+        }
+        match parameter.split_once('=') {
+            Some((key, _value)) if SENSITIVE_QUERY_KEYS.contains(&key) => {
+                for part in [key, "=", REDACTED] {
+                    name.push_str(part);
+                }
+            }
+            _ => name.push_str(parameter),
+        }
     }
     name
 }
+
+/// What a sensitive query value becomes in a request's name (the conventions' `url.full`).
+const REDACTED: &str = "REDACTED";
+
+/// The query keys whose values the OpenTelemetry semantic conventions say
+/// `url.full` SHOULD redact by default (`model/url/registry.yaml`, `url.full`
+/// and `url.query`, as of August 2026), in their order and letter case.
+const SENSITIVE_QUERY_KEYS: [&str; 7] = [
+    "X-Amz-Signature",
+    "X-Amz-Credential",
+    "X-Amz-Security-Token",
+    "AWSAccessKeyId",
+    "Signature",
+    "sig",
+    "X-Goog-Signature",
+];
 
 /// Where the authority of `url` starts: after its scheme (RFC 3986: a letter,
 /// then letters, digits, `+`, `-` or `.`), its `:` and `//`; `None` when the
@@ -575,6 +629,47 @@ mod tests {
             assert_eq!(request_name("GET", url), format!("GET {named}"), "{url:?}");
         }
         assert_eq!(request_name("", ""), " ");
+    }
+
+    /// The values of the conventions' sensitive query keys (matched as written, case-sensitively) are `REDACTED`, their keys kept; every other parameter, the path and a fragment's `?` are not
+    /// touched; a name named again is unchanged.
+    #[test]
+    fn a_request_name_redacts_the_values_of_the_sensitive_query_keys() {
+        for (url, named) in [
+            (
+                "http://user:pw@127.0.0.1:8765/z?seq=200&X-Amz-Signature=SECRET&sig=abc",
+                "http://127.0.0.1:8765/z?seq=200&X-Amz-Signature=REDACTED&sig=REDACTED",
+            ),
+            (
+                "https://b.example/k?X-Amz-Credential=AK%2F1&X-Amz-Security-Token=t&X-Amz-Date=1",
+                "https://b.example/k?X-Amz-Credential=REDACTED&X-Amz-Security-Token=REDACTED&X-Amz-Date=1",
+            ),
+            (
+                "https://b.example/k?AWSAccessKeyId=AK&Signature=s%3D&Expires=9",
+                "https://b.example/k?AWSAccessKeyId=REDACTED&Signature=REDACTED&Expires=9",
+            ),
+            ("https://g.example/o?X-Goog-Signature=ff&a=1", "https://g.example/o?X-Goog-Signature=REDACTED&a=1"),
+            (
+                "http://h/?SIG=a&Sig=b&x-amz-signature=c&sig2=d&asig=e",
+                "http://h/?SIG=a&Sig=b&x-amz-signature=c&sig2=d&asig=e",
+            ),
+            ("http://h/?sig=a&sig=b&sig=&sig", "http://h/?sig=REDACTED&sig=REDACTED&sig=REDACTED&sig"),
+            ("http://h/?sig=a=b&q=sig=c", "http://h/?sig=REDACTED&q=sig=c"),
+            ("http://h/?%73ig=a&X%2DAmz%2DSignature=b&%7=c", "http://h/?%73ig=a&X%2DAmz%2DSignature=b&%7=c"),
+            ("http://h/?sig=REDACTED", "http://h/?sig=REDACTED"),
+            ("http://h/p/sig=a?q=1", "http://h/p/sig=a?q=1"),
+            ("http://h/?q=1#sig=a", "http://h/?q=1"),
+            ("http://h/?a?sig=b&c", "http://h/?a?sig=b&c"),
+            ("http://h/??sig=b", "http://h/??sig=b"),
+            ("http://h/?&&sig=b&", "http://h/?&&sig=REDACTED&"),
+            ("http://h?", "http://h?"),
+            ("/upload?sig=abc#x", "/upload?sig=REDACTED"),
+            ("http://h/?sig=\u{1f600}&\u{e9}=1", "http://h/?sig=REDACTED&\u{e9}=1"),
+        ] {
+            let name = request_name("GET", url);
+            assert_eq!(name, format!("GET {named}"), "{url:?}");
+            assert_eq!(request_name("GET", &name["GET ".len()..]), name, "named again: {url:?}");
+        }
     }
 
     /// The two old entry points answer as `Policy::http_request` does for a request without its own key.

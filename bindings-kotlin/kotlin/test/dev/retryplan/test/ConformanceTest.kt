@@ -41,6 +41,7 @@ import dev.retryplan.parseRetryAfterWith
 import dev.retryplan.policyFromUrllib3
 import dev.retryplan.read
 import dev.retryplan.readResponse
+import dev.retryplan.requestName
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.DynamicTest
@@ -258,6 +259,8 @@ class ConformanceTest {
             }
 
             "aws_error_code" -> answer { awsErrorCodeFromResponse(case["errortype_header"] as String?, case["body"] as String?) }
+
+            "request_name" -> answer { requestName(string(case, "method"), string(case, "url")) }
 
             "budget" -> return runBudget(case, id)
 

@@ -139,6 +139,36 @@ class EndingsTest {
     }
 
     @Test
+    fun `a presigned URL's secrets are REDACTED in both helpers' endings and in the name a span's url_full takes`() {
+        // The OpenTelemetry conventions' url.full list, applied by the core's requestName: the value goes, the key stays.
+        LocalServer { LocalServer.Reply.Status(500) }.use { server ->
+            policy().use { policy ->
+                val query = "seq=200&X-Amz-Signature=SECRET&sig=abc"
+                val named = "POST http://127.0.0.1:${server.uri.port}/checkout?seq=200&X-Amz-Signature=REDACTED&sig=REDACTED"
+                val builder = HttpRequest.newBuilder(URI("${server.uri}?$query")).POST(HttpRequest.BodyPublishers.ofString("order"))
+                val viaHttpClient = assertThrows(ReconcileRequiredException::class.java) {
+                    RetryingHttpClient(HttpClient.newHttpClient(), policy).send(builder, HttpResponse.BodyHandlers.discarding())
+                }
+                assertEquals("retryplan: $named: ${reconcile(viaHttpClient.idempotencyKey)}", viaHttpClient.message)
+                val client = OkHttpClient.Builder().retrying(RetryInterceptor(policy)).build()
+                try {
+                    val withUser = "http://user:pw@127.0.0.1:${server.uri.port}/checkout?$query"
+                    val body = RequestBody.create(MediaType.parse("text/plain"), "order")
+                    val request = Request.Builder().url(withUser).post(body).build()
+                    val viaOkHttp = assertThrows(ReconcileRequiredException::class.java) { client.newCall(request).execute().close() }
+                    assertEquals("retryplan: $named: ${reconcile(viaOkHttp.idempotencyKey)}", viaOkHttp.message)
+                    // A span's url.full (README, "Observing") is the name after its method.
+                    val full = requestName("GET", withUser).removePrefix("GET ")
+                    assertEquals("http://127.0.0.1:${server.uri.port}/checkout?seq=200&X-Amz-Signature=REDACTED&sig=REDACTED", full)
+                } finally {
+                    client.dispatcher().executorService().shutdown()
+                    client.connectionPool().evictAll()
+                }
+            }
+        }
+    }
+
+    @Test
     fun `an HTTP ending after a status that is no HTTP status names it, in the core's words`() {
         // Each 999 is read as a malformed response (the server's fault, a lost connection: the response is closed);
         // the GET is retried, and the ending names the status as every language does (the core's Ending::message).
