@@ -1056,6 +1056,34 @@ fn a_bad_field_of_a_service_time_or_a_phase_is_reported_at_its_own_path_and_hide
     );
 }
 
+#[test]
+fn a_misspelt_phase_kind_is_offered_and_hides_no_other_mistake_in_that_phase() {
+    // `outgae` is read as `outage` (the guess reported with its did-you-mean); a wrong name in a field
+    // outage has, a misspelt field of its own, and a broken rule are each reported too.
+    let path = scratch(
+        "misspelt-kind.json",
+        r#"{"policy": {}, "scenario": {"duration_ms": 100000, "arrivals_per_second": 10,
+            "capacity": {"workers": 1, "queue_limit": 1}, "service_time": {"kind": "constant", "ms": 1},
+            "phases": [{"kind": "outgae", "from_ms": 20000, "to_ms": 10, "failure": "timeot"},
+                       {"kind": "outgae", "form_ms": 30000, "to_ms": 40000, "failure": "timeout"}]}}"#,
+    );
+    let out = retryplan(&["check", &path]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let lines: Vec<&str> = out.stdout.lines().skip(1).map(str::trim_start).collect();
+    assert_eq!(
+        lines,
+        [
+            "scenario.phases[0].kind: unknown variant `outgae` (did you mean `outage`?), expected `outage` or `brownout`",
+            "scenario.phases[0].failure: unknown variant `timeot` (did you mean `timeout`?), expected one of `unavailable`, `timeout`, `restart`",
+            "scenario.phases[1].kind: unknown variant `outgae` (did you mean `outage`?), expected `outage` or `brownout`",
+            "scenario.phases[1].form_ms: unknown field `form_ms` (did you mean `from_ms`?), expected one of `from_ms`, `to_ms`, `failure`, `retry_after_ms`",
+            "scenario.phases[0].to_ms (10) must be > from_ms (20000)",
+        ],
+        "{}",
+        out.stdout
+    );
+}
+
 // ---------------------------------------------------------------- hedging, ranges, pipes, overwrites
 
 const HEDGED: &str = r#"{"max_attempts": 3, "total_timeout_ms": 1000, "attempt_timeout": {"fixed_ms": 500},
