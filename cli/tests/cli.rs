@@ -192,6 +192,19 @@ fn check_lists_every_problem_with_its_field_and_rule() {
 }
 
 #[test]
+fn max_attempts_beyond_any_count_is_refused_with_the_policy_s_own_rule_not_the_u32_range() {
+    for (written, shown) in [("4294967296", "4294967296"), ("-1", "-1"), ("\"3\"", "the string \"3\"")] {
+        let path = scratch("attempts.json", &format!(r#"{{"policy": {{"max_attempts": {written}}}}}"#));
+        let out = retryplan(&["check", &path]);
+        assert_eq!(out.code, 1, "{}", out.stdout);
+        let expected = format!(
+            "policy.max_attempts ({shown}) must be in 1..=100 (it counts the first attempt: 3 means up to 2 retries)"
+        );
+        assert_eq!(out.stdout.lines().nth(1).map(str::trim_start), Some(expected.as_str()), "{}", out.stdout);
+    }
+}
+
+#[test]
 fn check_reports_every_problem_in_one_run_with_suggestions() {
     // The issue's file: a misspelt field, a jitter name where an object goes,
     // and a cap below the base. One run, three problems, exit 1.
