@@ -575,7 +575,19 @@ fn usage_and_io_errors_exit_with_two() {
     assert_eq!(missing.code, 2);
     assert!(missing.stderr.contains("cannot read no/such/file.json"), "{}", missing.stderr);
     assert_eq!(retryplan(&["explain"]).code, 2, "missing argument");
-    assert_eq!(retryplan(&["frobnicate"]).code, 2, "unknown command");
+    let unknown = retryplan(&["frobnicate"]);
+    assert_eq!(unknown.code, 2, "unknown command");
+    assert!(
+        unknown.stderr.contains("unrecognized subcommand 'frobnicate'") && unknown.stdout.is_empty(),
+        "{}",
+        unknown.stderr
+    );
+    // Help and the version are no error: on stdout, exit 0.
+    let help = retryplan(&["--help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    assert!(help.stdout.starts_with("See what a retry policy does") && help.stderr.is_empty(), "{}", help.stdout);
+    let version = retryplan(&["--version"]);
+    assert_eq!((version.code, version.stdout.as_str()), (0, concat!("retryplan ", env!("CARGO_PKG_VERSION"), "\n")));
     let variant = retryplan(&["simulate", "examples/checkout.json", "--variants", "as-written,bogus"]);
     assert_eq!(variant.code, 2);
     assert!(variant.stderr.contains("unknown variant `bogus`"), "{}", variant.stderr);
@@ -888,12 +900,18 @@ fn retryplan_to(stdout: std::process::Stdio, args: &[&str]) -> (i32, String) {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_failed_write_to_stdout_is_an_io_error_with_exit_two() {
-    let commands: [&[&str]; 5] = [
+    // Help and the version too (clap's own exit ignored the failure: `--help > /dev/full` exited 0).
+    let commands: [&[&str]; 10] = [
         &["compile", "examples/policies/checkout.json"],
         &["explain", "examples/policies/checkout.json"],
         &["explain", "examples/policies/checkout.json", "--json"],
         &["check", "examples/checkout.json"],
         &["simulate", "examples/checkout.json", "--no-svg", "--variants", "as-written"],
+        &["--help"],
+        &["-h"],
+        &["--version"],
+        &["help", "check"],
+        &["explain", "--help"],
     ];
     for args in commands {
         let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
@@ -911,6 +929,8 @@ fn a_closed_pipe_on_stdout_ends_the_output_quietly() {
         (&["explain", "examples/policies/checkout.json"][..], 0),
         (&["compile", "examples/policies/checkout.json"][..], 0),
         (&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--strict"][..], 1),
+        (&["--help"][..], 0),
+        (&["--version"][..], 0),
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_retryplan"))
             .args(args)
