@@ -283,7 +283,7 @@ const PARTS = [
   ],
   [
     'reading configurations: Policy.fromConfig and profiles (the reader, its names, validation, JS objects)',
-    /retryplan::(value|policy|profiles|codes)$|retryplan_js::(data|policy)$|exports::_(policy|profileNames)/,
+    /retryplan::(value|policy|profiles|codes|suggest)$|retryplan_js::(data|policy)$|exports::_(policy|profileNames)/,
   ],
   [
     'shared controls: Dependency, budget, breaker, retry slots',

@@ -8,7 +8,7 @@ export const RULES = [
   ["config_violations", "invalid {0}: {1}"],
   ["invalid_config", "invalid {0} configuration at `{1}`: {2}"],
   ["invalid_config_whole", "invalid {0} configuration: {1}"],
-  ["unknown_profile", "unknown profile `{0}` (known: {1})"],
+  ["unknown_profile", "unknown profile `{0}`{1} (known: {2})"],
   ["operation_ended", "the operation already ended; start a new operation"],
   ["attempt_not_running", "attempt {0} is not running (running: {1})"],
   ["invalid_argument", "invalid argument `{0}`: {1}"],

@@ -69,8 +69,11 @@ def test_the_first_example_is_the_httpx_checkout() -> None:
 def test_a_misspelt_profile_is_refused_before_anything_is_sent(tmp_path: pathlib.Path, answering: str) -> None:
     ran = run(tmp_path, answering, FIRST.code.replace(PROFILE, 'retryplan.Policy.from_profile("chekout")'))
     assert ran.returncode == 1
-    # What the README's errors say of an unknown profile: UnknownProfileError, naming it and the known ones.
-    assert "retryplan.UnknownProfileError: unknown profile `chekout` (known: read, checkout," in ran.stderr, ran.stderr
+    # What the README's errors say of an unknown profile: UnknownProfileError, naming it, the closest known one and all.
+    assert (
+        "retryplan.UnknownProfileError: unknown profile `chekout` (did you mean `checkout`?) (known: read, checkout,"
+        in ran.stderr
+    ), ran.stderr
     assert seen(answering) == []
 
 

@@ -142,7 +142,10 @@ const USAGE: u8 = 2;
 const INTERNAL: u8 = 3;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return not_a_command(&error),
+    };
     match cli.command {
         Command::Check { file, profile } => check(&file, profile.as_deref()),
         Command::Explain { file, profile, deadline_ms, first_attempt_at_ms, json, strict } => {
@@ -155,6 +158,22 @@ fn main() -> ExitCode {
             let svg = (!no_svg).then(|| svg.unwrap_or_else(|| chart_beside(&file)));
             simulate(&file, profile.as_deref(), seed, json, svg, &variants)
         }
+    }
+}
+
+/// What clap answers instead of a command. Help and the version go to stdout
+/// through [`out`], so a failure to write them is told and exits with 2 (as
+/// GNU tools do; clap's own `exit` ignores it: `--help > /dev/full` exited 0),
+/// and a closed pipe ends them quietly. A usage error goes to stderr, exit 2.
+fn not_a_command(error: &clap::Error) -> ExitCode {
+    let text = error.render().to_string();
+    if error.use_stderr() {
+        err(&text);
+        return ExitCode::from(USAGE);
+    }
+    match out(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
     }
 }
 

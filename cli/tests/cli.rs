@@ -192,6 +192,19 @@ fn check_lists_every_problem_with_its_field_and_rule() {
 }
 
 #[test]
+fn max_attempts_beyond_any_count_is_refused_with_the_policy_s_own_rule_not_the_u32_range() {
+    for (written, shown) in [("4294967296", "4294967296"), ("-1", "-1"), ("\"3\"", "the string \"3\"")] {
+        let path = scratch("attempts.json", &format!(r#"{{"policy": {{"max_attempts": {written}}}}}"#));
+        let out = retryplan(&["check", &path]);
+        assert_eq!(out.code, 1, "{}", out.stdout);
+        let expected = format!(
+            "policy.max_attempts ({shown}) must be in 1..=100 (it counts the first attempt: 3 means up to 2 retries)"
+        );
+        assert_eq!(out.stdout.lines().nth(1).map(str::trim_start), Some(expected.as_str()), "{}", out.stdout);
+    }
+}
+
+#[test]
 fn check_reports_every_problem_in_one_run_with_suggestions() {
     // The issue's file: a misspelt field, a jitter name where an object goes,
     // and a cap below the base. One run, three problems, exit 1.
@@ -562,7 +575,19 @@ fn usage_and_io_errors_exit_with_two() {
     assert_eq!(missing.code, 2);
     assert!(missing.stderr.contains("cannot read no/such/file.json"), "{}", missing.stderr);
     assert_eq!(retryplan(&["explain"]).code, 2, "missing argument");
-    assert_eq!(retryplan(&["frobnicate"]).code, 2, "unknown command");
+    let unknown = retryplan(&["frobnicate"]);
+    assert_eq!(unknown.code, 2, "unknown command");
+    assert!(
+        unknown.stderr.contains("unrecognized subcommand 'frobnicate'") && unknown.stdout.is_empty(),
+        "{}",
+        unknown.stderr
+    );
+    // Help and the version are no error: on stdout, exit 0.
+    let help = retryplan(&["--help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    assert!(help.stdout.starts_with("See what a retry policy does") && help.stderr.is_empty(), "{}", help.stdout);
+    let version = retryplan(&["--version"]);
+    assert_eq!((version.code, version.stdout.as_str()), (0, concat!("retryplan ", env!("CARGO_PKG_VERSION"), "\n")));
     let variant = retryplan(&["simulate", "examples/checkout.json", "--variants", "as-written,bogus"]);
     assert_eq!(variant.code, 2);
     assert!(variant.stderr.contains("unknown variant `bogus`"), "{}", variant.stderr);
@@ -875,12 +900,18 @@ fn retryplan_to(stdout: std::process::Stdio, args: &[&str]) -> (i32, String) {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_failed_write_to_stdout_is_an_io_error_with_exit_two() {
-    let commands: [&[&str]; 5] = [
+    // Help and the version too (clap's own exit ignored the failure: `--help > /dev/full` exited 0).
+    let commands: [&[&str]; 10] = [
         &["compile", "examples/policies/checkout.json"],
         &["explain", "examples/policies/checkout.json"],
         &["explain", "examples/policies/checkout.json", "--json"],
         &["check", "examples/checkout.json"],
         &["simulate", "examples/checkout.json", "--no-svg", "--variants", "as-written"],
+        &["--help"],
+        &["-h"],
+        &["--version"],
+        &["help", "check"],
+        &["explain", "--help"],
     ];
     for args in commands {
         let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
@@ -898,6 +929,8 @@ fn a_closed_pipe_on_stdout_ends_the_output_quietly() {
         (&["explain", "examples/policies/checkout.json"][..], 0),
         (&["compile", "examples/policies/checkout.json"][..], 0),
         (&["explain", "examples/policies/checkout.json", "--first-attempt-at-ms", "50", "--strict"][..], 1),
+        (&["--help"][..], 0),
+        (&["--version"][..], 0),
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_retryplan"))
             .args(args)
@@ -1053,6 +1086,34 @@ fn a_bad_field_of_a_service_time_or_a_phase_is_reported_at_its_own_path_and_hide
             "scenario.phases[0].to_ms (2000) must be <= duration_ms (1000): the scenario would end during the outage",
             "scenario.phases[1].from_ms (10) must be >= the previous phase's to_ms (2000): phases are in time order and do not overlap",
         ]
+    );
+}
+
+#[test]
+fn a_misspelt_phase_kind_is_offered_and_hides_no_other_mistake_in_that_phase() {
+    // `outgae` is read as `outage` (the guess reported with its did-you-mean); a wrong name in a field
+    // outage has, a misspelt field of its own, and a broken rule are each reported too.
+    let path = scratch(
+        "misspelt-kind.json",
+        r#"{"policy": {}, "scenario": {"duration_ms": 100000, "arrivals_per_second": 10,
+            "capacity": {"workers": 1, "queue_limit": 1}, "service_time": {"kind": "constant", "ms": 1},
+            "phases": [{"kind": "outgae", "from_ms": 20000, "to_ms": 10, "failure": "timeot"},
+                       {"kind": "outgae", "form_ms": 30000, "to_ms": 40000, "failure": "timeout"}]}}"#,
+    );
+    let out = retryplan(&["check", &path]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let lines: Vec<&str> = out.stdout.lines().skip(1).map(str::trim_start).collect();
+    assert_eq!(
+        lines,
+        [
+            "scenario.phases[0].kind: unknown variant `outgae` (did you mean `outage`?), expected `outage` or `brownout`",
+            "scenario.phases[0].failure: unknown variant `timeot` (did you mean `timeout`?), expected one of `unavailable`, `timeout`, `restart`",
+            "scenario.phases[1].kind: unknown variant `outgae` (did you mean `outage`?), expected `outage` or `brownout`",
+            "scenario.phases[1].form_ms: unknown field `form_ms` (did you mean `from_ms`?), expected one of `from_ms`, `to_ms`, `failure`, `retry_after_ms`",
+            "scenario.phases[0].to_ms (10) must be > from_ms (20000)",
+        ],
+        "{}",
+        out.stdout
     );
 }
 

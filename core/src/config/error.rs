@@ -16,6 +16,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::ground::message::{message, Message};
+use crate::ground::suggest::did_you_mean;
 use crate::headers::retry_after::HeaderError;
 
 /// One rule a configuration breaks: the dotted field path (from the
@@ -460,7 +461,10 @@ impl Error {
             Error::InvalidConfig { config, field, message } => {
                 message!(InvalidConfig, config.words(), String::from(&**field), message.clone())
             }
-            Error::UnknownProfile { profile, known } => message!(UnknownProfile, profile, known.join(", ")),
+            Error::UnknownProfile { profile, known } => {
+                let hint = did_you_mean(profile, known.iter().map(String::as_str));
+                message!(UnknownProfile, profile, hint, known.join(", "))
+            }
             Error::OperationEnded => message!(OperationEnded),
             Error::AttemptNotRunning { attempt, running } => {
                 message!(AttemptNotRunning, *attempt, attempt_list(running))
@@ -519,6 +523,21 @@ mod tests {
         let profile =
             Error::UnknownProfile { profile: String::from("x"), known: vec![String::from("a"), String::from("b")] };
         assert_eq!(profile.to_string(), "unknown profile `x` (known: a, b)");
+    }
+
+    /// A misspelt profile, or one in other letter case, is offered as what was meant, as a misspelt field is.
+    #[test]
+    fn an_unknown_profile_offers_the_closest_known_one() {
+        let known = || vec![String::from("read"), String::from("checkout"), String::from("aws_standard")];
+        let typo = Error::UnknownProfile { profile: String::from("chekout"), known: known() };
+        assert_eq!(
+            typo.to_string(),
+            "unknown profile `chekout` (did you mean `checkout`?) (known: read, checkout, aws_standard)"
+        );
+        let upper = Error::UnknownProfile { profile: String::from("AWS_STANDARD"), known: known() };
+        assert!(upper.to_string().starts_with("unknown profile `AWS_STANDARD` (did you mean `aws_standard`?) (known:"));
+        let far = Error::UnknownProfile { profile: String::from("fast"), known: known() };
+        assert_eq!(far.to_string(), "unknown profile `fast` (known: read, checkout, aws_standard)");
     }
 
     /// Misuse is the blame of the caller's code or configuration: the fix is there, so a host never retries it.

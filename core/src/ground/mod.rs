@@ -10,6 +10,7 @@ pub(crate) mod lock;
 pub mod message;
 pub mod named;
 pub(crate) mod rng;
+pub(crate) mod suggest;
 pub(crate) mod text;
 pub mod units;
 pub(crate) mod window;

@@ -6,6 +6,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::config::MAX_ATTEMPTS_LIMIT;
 use super::config::{
     AttemptTimeoutConfig, BackoffConfig, HedgingConfig, JitterConfig, PolicyConfig, PropagationConfig,
     RedeliveryConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
@@ -16,8 +17,23 @@ use crate::config::error::Error;
 use crate::config::value::{
     expected, join, list, one_of, optional, read_error, read_name, tagged, Fields, FromValue, Value,
 };
-use crate::ground::message::{message, Rule};
+use crate::ground::message::{message, Arg, Rule};
 use crate::ground::named::Named;
+
+/// `max_attempts`: what is no count of attempts at all (-1, 2^32, 2.5, a
+/// string) is refused with the policy's own rule for it, as validating
+/// refuses 0 or 101 (`max_attempts (4294967296) must be in 1..=100 (it
+/// counts the first attempt: ...)`), not with the range of the 32-bit
+/// integer it is kept in.
+fn read_max_attempts(value: &Value, path: &str) -> Result<u32, Error> {
+    u32::from_value(value, path).map_err(|_| {
+        let found = match value {
+            Value::Number(number) => number.arg(),
+            other => Arg::from(other.describe()),
+        };
+        read_error(path, message!(MaxAttemptsRange, found, MAX_ATTEMPTS_LIMIT))
+    })
+}
 
 /// The fields of a policy object, in the order `to_json` writes them.
 const POLICY_FIELDS: &[&str] = &[
@@ -62,7 +78,7 @@ impl PolicyConfig {
             let path = fields.path(key);
             let path = path.as_str();
             match key {
-                "max_attempts" => config.max_attempts = u32::from_value(item, path)?,
+                "max_attempts" => config.max_attempts = read_max_attempts(item, path)?,
                 "total_timeout_ms" => config.total_timeout_ms = u64::from_value(item, path)?,
                 TOTAL_TIMEOUT_OLD_NAME if fields.get("total_timeout_ms").is_some() => {
                     let message = message!(BothOldAndNewName, "total_timeout_ms", TOTAL_TIMEOUT_OLD_NAME);

@@ -153,7 +153,9 @@ fn as_written(read_as: &[(String, String)], field: &str) -> String {
 /// - an unknown field or name with a "did you mean" is read as the name
 ///   suggested, so the rules of what was written still run (a structural
 ///   problem inside what was read so is the guess's: not reported, and that
-///   part is then left out);
+///   part is then left out; but an unknown name in one of the guess's own
+///   fields, or an unknown field it offers one of its own for, is the
+///   caller's, reported as any other);
 /// - a required field not written (or left out for its value) is read with
 ///   a stand-in (see [`ReadAll::stand_ins`]), so the rest of its object is
 ///   still read; a missing `kind` (or a field no stand-in fits) leaves out
@@ -179,10 +181,18 @@ pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Viol
         let written = as_written(&read_as, &problem.field);
         let text = problem.message.to_string();
         // What depends on the guess being right (a field it lacks or does not
-        // know) is the guess's; a wrong value of a field it has is the caller's.
+        // know) is the guess's; a wrong value of a field it has is the caller's:
+        // inside a guessed object (a misspelt `kind` read as the one meant), an
+        // unknown name in a field of its own (`"failure": "timeot"`), and an
+        // unknown field it suggests one of its own for (`form_ms`).
         let names = ["unknown field", "unknown variant", "missing field"];
-        let in_guess =
-            guessed.iter().any(|path| within(&written, path)) && names.iter().any(|start| text.starts_with(start));
+        let inside_guess = guessed.iter().any(|path| within(&written, path) && written != *path);
+        let the_callers = inside_guess
+            && (text.starts_with("unknown variant")
+                || (text.starts_with("unknown field") && text.contains("` (did you mean `")));
+        let in_guess = !the_callers
+            && guessed.iter().any(|path| within(&written, path))
+            && names.iter().any(|start| text.starts_with(start));
         // An object of exactly one field (`{"fixed_ms": 2.5}`) whose field
         // was left out for its value is empty by this reader's doing: its
         // problem is the field's, reported already.
@@ -575,6 +585,23 @@ mod tests {
         // Nothing the guess itself lacks is reported (`proportional` needs a `ratio`): one mistake, one problem.
         assert_eq!(fields(r#"{"jitter": {"kind": "proportional"}}"#), ["jitter.ratio"]);
         assert_eq!(fields(r#"{"jitter": {"kind": "proportionl"}}"#), ["jitter.kind"]);
+    }
+
+    #[test]
+    fn a_misspelt_kind_hides_no_mistake_in_a_field_its_guess_has() {
+        // `proportionl` is read as `proportional`; `ratoi` is a typo of that kind's own `ratio`: both reported,
+        // and `ratoi` is then read as `ratio`, so its rule runs too.
+        let found = problems(r#"{"jitter": {"kind": "proportionl", "ratoi": 2}}"#);
+        let at: Vec<&str> = found.iter().map(|(field, _)| field.as_str()).collect();
+        assert_eq!(at, ["jitter.kind", "jitter.ratoi", "jitter.ratoi"], "{found:?}");
+        assert!(found[1].1.contains("did you mean `ratio`?"), "{}", found[1].1);
+        // A misspelt field read as the one meant: a misspelt name in its value is the caller's too.
+        let found = problems(r#"{"jiter": {"kind": "ful"}}"#);
+        let at: Vec<&str> = found.iter().map(|(field, _)| field.as_str()).collect();
+        assert_eq!(at, ["jiter", "jiter.kind"], "{found:?}");
+        assert!(found[1].1.contains("did you mean `full`?"), "{}", found[1].1);
+        // What the guess lacks or does not know at all stays the guess's: one mistake, one problem.
+        assert_eq!(fields(r#"{"jitter": {"kind": "proportionl", "colour": 1}}"#), ["jitter.kind"]);
     }
 
     #[test]

@@ -37,17 +37,16 @@ use crate::ground::units::{float, Decimal};
 mod error_fields;
 mod read;
 mod serializer;
-mod suggest;
 #[cfg(feature = "json")]
 mod text_path;
 
 #[doc(no_inline)]
 pub use crate::ground::named::Named;
+pub use crate::ground::suggest::closest_name;
 pub(crate) use read::{
     deserialize_through_value, expected, list, one_of, optional, read_error, read_name, tagged, Fields, FromValue,
     Reader,
 };
-pub use suggest::closest_name;
 
 /// A number as the source spelt it: integers are kept exactly (JSON text may
 /// hold integers beyond 2^53), anything else as a float.

@@ -6,10 +6,11 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{closest_name, excerpt, item, join, Number, Value};
+use super::{excerpt, item, join, Number, Value};
 use crate::config::error::{ConfigKind, Error};
 use crate::ground::message::{message, Arg, Message, Rule};
 use crate::ground::named::Named;
+use crate::ground::suggest::did_you_mean;
 use crate::ground::text::EXCERPT_CHARS;
 use crate::ground::units::float;
 
@@ -162,15 +163,6 @@ pub(crate) fn list<T>(
         read_items.push(read(value, &item(path, index))?);
     }
     Ok(read_items)
-}
-
-/// ` (did you mean `x`?)` when `name` looks like a typo of one of `known`, else nothing.
-#[cold]
-fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Arg {
-    match closest_name(name, known) {
-        Some(close) => Arg::from(message!(DidYouMean, String::from(close))),
-        None => Arg::from(""),
-    }
 }
 
 /// The names of `T`'s variants, for messages.

@@ -60,8 +60,8 @@ rules! {
     /// configuration (an empty field path: not JSON, not an object): the
     /// configuration's words, message.
     InvalidConfigWhole = "invalid_config_whole": "invalid {0} configuration: {1}",
-    /// [`Error::UnknownProfile`](crate::Error::UnknownProfile): name, known names.
-    UnknownProfile = "unknown_profile": "unknown profile `{0}` (known: {1})",
+    /// [`Error::UnknownProfile`](crate::Error::UnknownProfile): name, hint ([`Rule::DidYouMean`] or nothing), known names.
+    UnknownProfile = "unknown_profile": "unknown profile `{0}`{1} (known: {2})",
     /// [`Error::OperationEnded`](crate::Error::OperationEnded).
     OperationEnded = "operation_ended": "the operation already ended; start a new operation",
     /// [`Error::AttemptNotRunning`](crate::Error::AttemptNotRunning): attempt, running.

@@ -1,11 +1,17 @@
 //! "Did you mean": the known name closest to a misspelt one.
 //!
-//! The reader knows every field and enum name it accepts; when it refuses an
-//! unknown one, the closest known name (by edit distance, a swap of two
-//! neighbouring letters counting as one edit) is offered, if it is close
-//! enough to be a likely typo.
+//! The configuration reader knows every field and enum name it accepts, and
+//! [`profile`](crate::dialects::profiles::profile) every profile name; when an
+//! unknown one is refused, the closest known name (by edit distance, a swap of
+//! two neighbouring letters counting as one edit) is offered, if it is close
+//! enough to be a likely typo. It is on the ground floor so that the errors
+//! ([`crate::config::error`]) and the reader ([`crate::config::value`]) both
+//! use it; its public path is [`crate::config::value::closest_name`].
 
+use alloc::string::String;
 use alloc::vec::Vec;
+
+use crate::ground::message::{message, Arg};
 
 /// The known name closest to `name`, if it is a likely typo of it: at most
 /// one edit per four letters of the name (at least one), and never a name
@@ -27,6 +33,16 @@ pub fn closest_name<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) ->
     // One copy of the search, not one per caller's iterator type (the wasm download).
     let known: Vec<&'a str> = known.into_iter().collect();
     closest_in(name, &known)
+}
+
+/// ` (did you mean `x`?)` (rule [`DidYouMean`](crate::ground::message::Rule::DidYouMean)) when `name`
+/// looks like a typo of one of `known`, else nothing: the hint the messages of an unknown name carry.
+#[cold]
+pub(crate) fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Arg {
+    match closest_name(name, known) {
+        Some(close) => Arg::from(message!(DidYouMean, String::from(close))),
+        None => Arg::from(""),
+    }
 }
 
 fn closest_in<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
