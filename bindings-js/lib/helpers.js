@@ -3,7 +3,7 @@
 // start, time out, hedge, wait and end; the failure table (failures.js) and
 // the caller's `outcomeOfError` hook say what an error means (run()'s
 // `outcomeOfResult` what a value means).
-import { _driverResponse, _endingMessage, _free } from '../wasm/retryplan_js.js';
+import { _driverResponse, _endingMessage, _free, _requestName } from '../wasm/retryplan_js.js';
 import { ms, names, only, refuse } from './args.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RESPONSE_HEADERS } from './constants.js';
 import { ambient, ended, propagates } from './ambient.js';
@@ -115,15 +115,10 @@ function ending(host, { decision, lastResult }, operation) {
 const operationName = (attempt) => `${attempt.name}`.replace(/^(bound )+/, '') || 'operation';
 
 /**
- * How an ending names a request: its method and URL, without credentials or fragment: the core's `request_name`
- * (Kotlin's and Python's), kept here on WHATWG `URL` because its export does not fit the size gate (`Request` has
- * already lower-cased the host and dropped a default port, so both give the same name).
+ * How an ending names a request: the core's `request_name` (its method and URL, without credentials or fragment, the
+ * OpenTelemetry conventions' sensitive query values `REDACTED`), as every language names it.
  */
-function requestName({ method, url }) {
-  const named = new URL(url);
-  named.username = named.password = named.hash = '';
-  return `${method} ${named.href}`;
-}
+const requestName = ({ method, url }) => _requestName(method, url);
 
 /**
  * run()'s I/O: each attempt's context carries its operation's key; a value to drop (late, or one
@@ -283,7 +278,7 @@ function fetchHost(input, init, options, context) {
   const primed = signal?.aborted !== true;
   const extra = { method: request.method, idempotent, requestIdempotencyKey, oneShotBody, returnsResponses: true };
   const telemetry = reporter(requestName, request);
-  telemetry?.request(request.method, requestName(request).slice(request.method.length + 1));
+  telemetry?.request(request.method, request.url); // named there as here, by the core
   const driver = newDriver(policy, now(), driverOptions(options, extra, context, telemetry), primed);
   // The core's deadline, attempt count, key and retrying layer for the next hop: on every attempt on the
   // Node entry, inside a served request or not (a client that never says it retries lets the next hop

@@ -131,12 +131,7 @@ test("a presigned URL's url.full has its sensitive query values REDACTED", async
   assert.equal(span.attributes['server.address'], '127.0.0.1');
 });
 
-// lib/helpers.js's requestName (the lead's file) still names the request on WHATWG URL, not the core's: a todo until then.
-const ENDING_NAMED_BY_THE_CORE = "lib/helpers.js's requestName: the core's (functions.js requestName)";
-
-test("a presigned URL's ending names it with its sensitive query values REDACTED", {
-  todo: ENDING_NAMED_BY_THE_CORE,
-}, async () => {
+test("a presigned URL's ending names it with its sensitive query values REDACTED", async () => {
   answers.set(PRESIGNED, [0]);
   const policy = Policy.fromConfig({ ...FAST, max_attempts: 1 });
   const ended = await retryFetch(`${base}${PRESIGNED}`, {}, { policy }).catch((error) => error);
