@@ -11,6 +11,7 @@ use retryplan::ground::codes::TransportFailure;
 use retryplan::headers::retry_after::RetryAfterReading;
 use retryplan::policy::AboveCap;
 use retryplan::policy::BackoffKind;
+use retryplan::policy::GuidanceHeaders;
 use retryplan::policy::GuidanceMode;
 use retryplan::propagation::Protocol;
 use retryplan::telemetry::Metric;
@@ -178,6 +179,15 @@ pub enum GuidanceMode {
     A6,
     /// The guidance *replaces* the backoff (no draw) and the schedule keeps counting: the wait is exactly what the server asked, as urllib3's `Retry.sleep`, ky and got wait.
     Replace,
+}
+
+/// Which response headers an HTTP helper reads server guidance from.
+#[uniffi::remote(Enum)]
+pub enum GuidanceHeaders {
+    /// Every guidance header, the first that asks for a wait winning (`GUIDANCE_HEADERS`, in the order of `core/src/outcomes/http.rs`): the millisecond headers, `Retry-After`, `RateLimit`, `RateLimit-Reset`, `X-RateLimit-Reset`.
+    All,
+    /// `Retry-After` only (RFC 9110 section 10.2.3), as urllib3's `Retry` reads it: the other headers neither give a wait nor satisfy a `requires_guidance` rule.
+    RetryAfter,
 }
 
 /// How a `Retry-After` value is read: the policy's `server_guidance.retry_after_reading`.

@@ -27,6 +27,8 @@ AboveCapName = Literal["clamp", "give_up"]
 """What to do when server guidance (Retry-After, gRPC pushback) exceeds ``cap_ms``."""
 GuidanceModeName = Literal["floor", "a6", "replace"]
 """How honored server guidance (Retry-After, gRPC pushback) shapes the delay."""
+GuidanceHeadersName = Literal["all", "retry_after"]
+"""Which response headers an HTTP helper reads server guidance from."""
 RetryAfterReadingName = Literal["strict", "lenient"]
 """How a ``Retry-After`` value is read: the policy's ``server_guidance.retry_after_reading``."""
 FailureName = Literal["dns_lookup_failed", "connection_refused", "unreachable", "connect_timeout", "tls_handshake_failed", "pool_timeout", "write_failed", "connection_lost", "read_timeout", "body_broken", "malformed_response", "attempt_timed_out", "cancelled"]
@@ -98,6 +100,8 @@ class PolicyFieldsServerGuidance(TypedDict, total=False):
     max_above_backoff_ms: int
     # How HTTP helpers read Retry-After: strict RFC 9110 (the default, left out) or lenient.
     retry_after_reading: RetryAfterReadingName
+    # Which response headers HTTP helpers read guidance from: all (the default, left out: retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit, RateLimit-Reset, X-RateLimit-Reset) or retry_after (Retry-After only, as urllib3).
+    headers: GuidanceHeadersName
     # Per-status rules, each replacing the section's honor, cap_ms and above_cap for one HTTP status; written only when not empty.
     statuses: Sequence[PolicyFieldsServerGuidanceStatuses]
 

@@ -52,9 +52,9 @@ use crate::ground::text::excerpt;
 use crate::ground::units::float;
 use crate::headers::retry_after::RetryAfterReading;
 use crate::policy::{
-    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
-    RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig, MAX_ATTEMPTS_LIMIT,
-    MAX_MS, RETRY_METHODS,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceHeaders, GuidanceMode, Idempotency,
+    JitterConfig, PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig,
+    StatusSetConfig, MAX_ATTEMPTS_LIMIT, MAX_MS, RETRY_METHODS,
 };
 
 /// The total timeout of a mapped policy when the caller gives none: 24 hours.
@@ -371,6 +371,7 @@ pub fn policy_from_urllib3(retry: &Urllib3Retry, total_timeout_ms: Option<u64>) 
             statuses: rules,
             mode: GuidanceMode::Replace,
             max_above_backoff_ms: None,
+            headers: GuidanceHeaders::All,
         },
         retry_limits,
         retry_methods: Some(retry_methods),
