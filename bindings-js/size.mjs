@@ -180,8 +180,17 @@ const LIMIT = 119_100;
  * and its number formatting) in the runtime's wasm, the same-origin check in
  * lib/runtime/ambient.js: 55438 B (48757 + 6681), main 54213 B (47546 +
  * 6667) measured in the same session, +1225 B, so 55700 B.
+ * Then session 20's policy field `server_guidance.headers` (`retry_after`:
+ * guidance read from Retry-After alone, as urllib3 reads it; the driver's
+ * response reading honours it, so the runtime carries it): its compiled
+ * form's field (+88 B raw), the reading's branch (+35 B raw) and the policy's
+ * wider guidance (+59 B raw of deciding): 55762 B (49088 B wasm + 6674 B
+ * glue), against 55676 B (49002 + 6674) for the base measured in the same
+ * session, +86 B (all wasm), so 55800 B. The lean runtime grew 80 B (51093 B),
+ * within its limit; the default entry 218 B (118724 B, the reader's field
+ * and its names), within its limit.
  */
-const RUNTIME_LIMIT = 55_700;
+const RUNTIME_LIMIT = 55_800;
 /**
  * The limit of the lean browser runtime (`retryplan/lean`, which the bundler
  * plugin's `runtime: 'lean'` builds a page with): the browser runtime without

@@ -71,8 +71,14 @@ import { serve } from './serve.mjs';
  * and 62964 B (49002 + 13962), against 57348 B (44145 + 13203) and 62854 B
  * (48893 + 13961) for the base measured in the same run: +108 B and +110 B,
  * all wasm. So 57500 B and 63000 B.
+ * Session 20's policy field `server_guidance.headers` (guidance read from
+ * Retry-After alone, as urllib3 reads it; the driver's response reading and
+ * the compiled form's reader carry it in every runtime): 57538 B (44334 +
+ * 13204) and 63046 B (49088 + 13958), against 57456 B and 62964 B for the
+ * base measured in the same session: +82 B each, all wasm but 2 B of JS.
+ * So 57600 B and 63100 B.
  */
-const GATE = { checkout: 57_500, shop: 63_000 };
+const GATE = { checkout: 57_600, shop: 63_100 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

@@ -233,19 +233,17 @@ fn guidance_ms<'a>(
     reading: RetryAfterReading,
     headers: GuidanceHeaders,
 ) -> Option<u64> {
-    let retry_after = |header: &mut dyn FnMut(&'static str) -> Option<&'a str>| {
-        header("retry-after").and_then(|value| parse_retry_after_with(value, now_unix_ms, reading).ok())
-    };
-    if headers == GuidanceHeaders::RetryAfter {
-        return retry_after(header);
-    }
-    for name in RETRY_AFTER_MS_HEADERS {
-        if let Some(ms) = header(name).and_then(|value| parse_retry_after_ms_header(value).ok()) {
-            return Some(ms);
+    let every_header = headers == GuidanceHeaders::All;
+    if every_header {
+        for name in RETRY_AFTER_MS_HEADERS {
+            if let Some(ms) = header(name).and_then(|value| parse_retry_after_ms_header(value).ok()) {
+                return Some(ms);
+            }
         }
     }
-    if let Some(ms) = retry_after(header) {
-        return Some(ms);
+    let retry_after = header("retry-after").and_then(|value| parse_retry_after_with(value, now_unix_ms, reading).ok());
+    if retry_after.is_some() || !every_header {
+        return retry_after;
     }
     if let Some(rate_limit) = header("ratelimit") {
         let policy = header("ratelimit-policy");
