@@ -78,8 +78,16 @@ import { serve } from './serve.mjs';
  * against 57456 B (44254 + 13202) and 62964 B (49002 + 13962) for the base
  * built in the same run: +850 B and +917 B, all wasm but 1 B. So 58350 B
  * and 63950 B.
+ * And session 20's policy field `server_guidance.headers` (guidance read
+ * from Retry-After alone, as urllib3 reads it; every runtime's response
+ * reading and compiled-form reader carry it): +82 B each on its own branch
+ * against the same base. With the rest of session 20 merged (a key the
+ * host gives an operation winning over a served request's caller's; each
+ * attempt's fetch following the caller's signal too): 58428 B (45187 +
+ * 13241) and 64057 B (50044 + 14013), +972 B and +1093 B against 57456 B
+ * and 62964 B. So 58500 B and 64150 B.
  */
-const GATE = { checkout: 58_350, shop: 63_950 };
+const GATE = { checkout: 58_500, shop: 64_150 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

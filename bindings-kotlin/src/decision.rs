@@ -37,12 +37,25 @@ pub fn outcome_from_http_response(
     now_unix_ms: i64,
     reading: rp::headers::retry_after::RetryAfterReading,
 ) -> Result<Outcome> {
+    read_http_response(status, &headers, now_unix_ms, |status, lookup, now_unix_ms| {
+        rp::Outcome::from_http_response_with(status, lookup, now_unix_ms, reading)
+    })
+}
+
+/// `status`, `headers` (names in any case) and `now_unix_ms` checked, then read by `read` (the core's
+/// `Outcome::from_http_response_with`, or a policy's `http_outcome`, which reads the headers it names).
+pub(crate) fn read_http_response<'h>(
+    status: i32,
+    headers: &'h std::collections::HashMap<String, String>,
+    now_unix_ms: i64,
+    read: impl FnOnce(u16, &mut dyn FnMut(&'static str) -> Option<&'h str>, u64) -> rp::Outcome,
+) -> Result<Outcome> {
     let status = u16::try_from(status)
         .map_err(|_| crate::invalid("status", format!("must be a whole number in 0..=65535, got {status}")))?;
     let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    let lookup =
+    let mut lookup =
         |name: &str| headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str());
-    Ok(rp::Outcome::from_http_response_with(status, lookup, now_unix_ms, reading).into())
+    Ok(read(status, &mut lookup, now_unix_ms).into())
 }
 
 /// The whole message of the typed ending a helper throws for `decision`, the

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use retryplan as rp;
 use retryplan::propagation::Protocol;
 
-use crate::decision::{outcome_from_http_response, ERROR_HOOK};
+use crate::decision::{read_http_response, ERROR_HOOK};
 use crate::live::Registry;
 use crate::operation::{OperationOptions, Stats};
 use crate::policy::Policy;
@@ -75,13 +75,17 @@ impl Driver {
         Ok(self.hand_in(now_ms, attempt, failure.outcome(), token, held)?)
     }
 
-    /// A response's outcome (`outcome_from_http_response`), `Retry-After` read
-    /// as this operation's policy says (`server_guidance.retry_after_reading`):
-    /// how every HTTP helper reads a response. `headers` needs only those named
-    /// in `guidance_headers()` (names in any case).
+    /// A response's outcome (`outcome_from_http_response`), read as this
+    /// operation's policy says (`Policy::http_outcome`: the guidance headers
+    /// `server_guidance.headers` names, `Retry-After` as
+    /// `server_guidance.retry_after_reading` says): how every HTTP helper
+    /// reads a response. `headers` needs only those named in
+    /// `guidance_headers()` (names in any case).
     pub fn read_response(&self, status: i32, headers: HashMap<String, String>, now_unix_ms: i64) -> Result<Outcome> {
-        let reading = lock(&self.0).operation().policy().server_guidance().retry_after_reading;
-        outcome_from_http_response(status, headers, now_unix_ms, reading)
+        let policy = *lock(&self.0).operation().policy();
+        read_http_response(status, &headers, now_unix_ms, |status, lookup, now_unix_ms| {
+            policy.http_outcome(status, lookup, now_unix_ms)
+        })
     }
 
     /// The whole message of the typed ending this ended driver raises, the

@@ -11,6 +11,7 @@ use retryplan::ground::codes::TransportFailure;
 use retryplan::headers::retry_after::RetryAfterReading;
 use retryplan::policy::AboveCap;
 use retryplan::policy::BackoffKind;
+use retryplan::policy::GuidanceHeaders;
 use retryplan::policy::GuidanceMode;
 use retryplan::policy::HeaderFamily;
 use retryplan::policy::RetryLayer;
@@ -200,6 +201,15 @@ pub enum HeaderFamily {
     Envoy,
     /// The project's own `retryplan-timeout-ms`, `retryplan-attempt` and `retryplan-caller-retries` (see `propagation`).
     Retryplan,
+}
+
+/// Which response headers an HTTP helper reads server guidance from.
+#[uniffi::remote(Enum)]
+pub enum GuidanceHeaders {
+    /// Every guidance header, the first that asks for a wait winning (`GUIDANCE_HEADERS`, in the order of `core/src/outcomes/http.rs`): the millisecond headers, `Retry-After`, `RateLimit`, `RateLimit-Reset`, `X-RateLimit-Reset`.
+    All,
+    /// `Retry-After` only (RFC 9110 section 10.2.3), as urllib3's `Retry` reads it: the other headers neither give a wait nor satisfy a `requires_guidance` rule.
+    RetryAfter,
 }
 
 /// How a `Retry-After` value is read: the policy's `server_guidance.retry_after_reading`.

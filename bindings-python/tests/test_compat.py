@@ -290,7 +290,7 @@ def _step(step):
     if isinstance(step, int):
         return step, {}
     if isinstance(step, tuple):
-        return step[0], {"Retry-After": step[1]}
+        return step[0], step[1] if isinstance(step[1], dict) else {"Retry-After": step[1]}
     return None, step
 
 
@@ -346,7 +346,8 @@ def policy_run(policy, method, steps, seed=7):
 
 
 GET = "GET"
-#: (urllib3's test function, the Retry, the method, one step per attempt: a status, (status, Retry-After) or an error).
+#: (urllib3's test function, the Retry, the method, one step per attempt: a status, (status, Retry-After),
+#: (status, {header: value}) or an error).
 SIDE_BY_SIDE = [
     ("test_retry.py::test_retry_both_specified", lambda: Retry(connect=3, total=2), GET, ["connect_timeout"] * 4),
     ("test_retry.py::test_retry_higher_total_loses", lambda: Retry(connect=2, total=3), GET, ["connect_timeout"] * 4),
@@ -584,6 +585,41 @@ SIDE_BY_SIDE = [
     # Beyond urllib3's tests: what an unreadable Retry-After does (urllib3 raises InvalidHeader, the policy gives up).
     ("test_retry.py::test_parse_retry_after_invalid[-1] on a 503", lambda: Retry(), GET, [(503, "-1")]),
     ("test_retry.py::test_parse_retry_after_invalid[1.0] on a 429", lambda: Retry(), GET, [(429, "1.0")]),
+    # Beyond urllib3's tests: urllib3 reads Retry-After alone (is_retry, get_retry_after); the other guidance headers
+    # the engine knows neither make a 413/429/503 retryable nor set the wait (server_guidance.headers: retry_after).
+    (
+        "X-RateLimit-Reset (a Unix time 3 s ahead) on a 429",
+        lambda: Retry(3),
+        GET,
+        [(429, {"X-RateLimit-Reset": str(NOW_UNIX_MS // 1000 + 3)})],
+    ),
+    (
+        "X-RateLimit-Remaining 0, X-RateLimit-Reset 2 on a 429",
+        lambda: Retry(3),
+        GET,
+        [(429, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "2"})],
+    ),
+    ("retry-after-ms on a 503", lambda: Retry(3), GET, [(503, {"retry-after-ms": "2500"})]),
+    (
+        "x-ms-retry-after-ms and x-amz-retry-after on a 503",
+        lambda: Retry(3),
+        GET,
+        [(503, {"x-ms-retry-after-ms": "2500", "x-amz-retry-after": "2500"})],
+    ),
+    ("RateLimit-Reset on a 429", lambda: Retry(3), GET, [(429, {"RateLimit-Reset": "2"})]),
+    ("RateLimit r=0 on a 429", lambda: Retry(3), GET, [(429, {"RateLimit": '"default";r=0;t=2'})]),
+    (
+        "retry-after-ms on a forced 503 waits the backoff",
+        lambda: Retry(total=3, status_forcelist=[503], backoff_factor=0.1),
+        GET,
+        [(503, {"retry-after-ms": "2500"}), (503, {"retry-after-ms": "2500"}), 200],
+    ),
+    (
+        "Retry-After beside retry-after-ms is the wait",
+        lambda: Retry(3),
+        GET,
+        [(503, {"Retry-After": "1", "retry-after-ms": "2500"}), 200],
+    ),
 ]
 
 

@@ -160,8 +160,8 @@ pub use outcomes::{classify, decision, failure, http};
 #[cfg(feature = "root-aliases")]
 #[doc(hidden)]
 pub use policy::{
-    AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, GuidanceMode, HedgingConfig,
-    Jitter, JitterConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig,
+    AboveCap, AttemptTimeout, AttemptTimeoutConfig, Backoff, BackoffConfig, BackoffKind, GuidanceHeaders, GuidanceMode,
+    HedgingConfig, Jitter, JitterConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig,
     StatusSetConfig, MAX_ATTEMPTS_LIMIT, MAX_MS,
 };
 #[cfg(feature = "root-aliases")]

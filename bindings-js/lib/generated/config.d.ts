@@ -2,7 +2,7 @@
 // The configuration types tests/conformance/schema.json describes, keys camelCase;
 // lib/index.d.ts re-exports them.
 
-import type { AboveCap, BackoffKind, ErrorCodeTable, GrpcCode, GuidanceMode, HeaderFamily, Idempotency, RetryAfterReading, RetryLayer, TransportFailure } from './names.js';
+import type { AboveCap, BackoffKind, ErrorCodeTable, GrpcCode, GuidanceHeaders, GuidanceMode, HeaderFamily, Idempotency, RetryAfterReading, RetryLayer, TransportFailure } from './names.js';
 
 export type AttemptTimeoutConfig =
   | { fixedMs: number }
@@ -93,6 +93,8 @@ export interface ResolvedPolicyConfig {
     maxAboveBackoffMs?: number;
     /** How HTTP helpers read Retry-After: strict RFC 9110 (the default, left out) or lenient. */
     retryAfterReading?: 'lenient';
+    /** Which response headers HTTP helpers read guidance from: all (the default, left out: retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit, RateLimit-Reset, X-RateLimit-Reset) or retry_after (Retry-After only, as urllib3). */
+    headers?: 'retry_after';
     /** Per-status rules, each replacing the section's honor, cap_ms and above_cap for one HTTP status; written only when not empty. */
     statuses?: {
       status: number;
@@ -206,6 +208,8 @@ export interface PolicyConfig {
     maxAboveBackoffMs?: number;
     /** How HTTP helpers read Retry-After: strict RFC 9110 (the default, left out) or lenient. */
     retryAfterReading?: RetryAfterReading;
+    /** Which response headers HTTP helpers read guidance from: all (the default, left out: retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit, RateLimit-Reset, X-RateLimit-Reset) or retry_after (Retry-After only, as urllib3). */
+    headers?: GuidanceHeaders;
     /** Per-status rules, each replacing the section's honor, cap_ms and above_cap for one HTTP status; written only when not empty. */
     statuses?: {
       status?: number;

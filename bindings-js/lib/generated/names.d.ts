@@ -152,6 +152,13 @@ export type HeaderFamily =
   /** The project's own `retryplan-timeout-ms`, `retryplan-attempt` and `retryplan-caller-retries` (see `propagation`). */
   | 'retryplan';
 
+/** Which response headers an HTTP helper reads server guidance from. */
+export type GuidanceHeaders =
+  /** Every guidance header, the first that asks for a wait winning (`GUIDANCE_HEADERS`, in the order of `core/src/outcomes/http.rs`): the millisecond headers, `Retry-After`, `RateLimit`, `RateLimit-Reset`, `X-RateLimit-Reset`. */
+  | 'all'
+  /** `Retry-After` only (RFC 9110 section 10.2.3), as urllib3's `Retry` reads it: the other headers neither give a wait nor satisfy a `requires_guidance` rule. */
+  | 'retry_after';
+
 /** How a `Retry-After` value is read: the policy's `server_guidance.retry_after_reading`. */
 export type RetryAfterReading =
   /** RFC 9110 to the letter (the default): `1*DIGIT` seconds or an HTTP-date, see `parseRetryAfter`. */

@@ -239,6 +239,6 @@ export const COMPILED_FORM = Object.freeze({
     ['compiled_form_kind', "expected a compiled {0}, got a compiled unknown"],
   ]),
   BLAME: 'configuration',
-  VERSION: 2,
+  VERSION: 3,
   MAX_LEN: 1048576,
 });

@@ -31,6 +31,8 @@ RetryLayerName = Literal["outermost", "every"]
 """Which layer of a call chain retries (``propagation.retry_layer``)."""
 HeaderFamilyName = Literal["grpc", "envoy", "retryplan"]
 """A family of request headers an incoming context is read from (``propagation.read_headers``): each names the deadline and attempt-count headers one peer writes. ``Idempotency-Key`` is always read."""
+GuidanceHeadersName = Literal["all", "retry_after"]
+"""Which response headers an HTTP helper reads server guidance from."""
 RetryAfterReadingName = Literal["strict", "lenient"]
 """How a ``Retry-After`` value is read: the policy's ``server_guidance.retry_after_reading``."""
 FailureName = Literal["dns_lookup_failed", "connection_refused", "unreachable", "connect_timeout", "tls_handshake_failed", "pool_timeout", "write_failed", "connection_lost", "read_timeout", "body_broken", "malformed_response", "attempt_timed_out", "cancelled"]
@@ -102,6 +104,8 @@ class PolicyFieldsServerGuidance(TypedDict, total=False):
     max_above_backoff_ms: int
     # How HTTP helpers read Retry-After: strict RFC 9110 (the default, left out) or lenient.
     retry_after_reading: RetryAfterReadingName
+    # Which response headers HTTP helpers read guidance from: all (the default, left out: retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit, RateLimit-Reset, X-RateLimit-Reset) or retry_after (Retry-After only, as urllib3).
+    headers: GuidanceHeadersName
     # Per-status rules, each replacing the section's honor, cap_ms and above_cap for one HTTP status; written only when not empty.
     statuses: Sequence[PolicyFieldsServerGuidanceStatuses]
 

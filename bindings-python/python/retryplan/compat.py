@@ -18,7 +18,9 @@ are ``retry_limits``, ``allowed_methods`` is ``retry_methods``,
 when they carry Retry-After), ``backoff_factor`` / ``backoff_max`` /
 ``backoff_jitter`` are urllib3's ``min(backoff_max, factor * 2**(n-1) +
 random() * backoff_jitter)`` with 0 before the first retry, and Retry-After
-is read leniently, replacing the backoff, clamped at ``retry_after_max``.
+is read leniently, replacing the backoff, clamped at ``retry_after_max``;
+Retry-After is the only guidance header read (``server_guidance.headers:
+retry_after``), as urllib3 reads no ``retry-after-ms`` or rate-limit header.
 Refused: more than 99 retries of a kind, a positive ``redirect`` count, a
 method or status no policy names, NaN, negative seconds, seconds that are not
 whole milliseconds, and a ``Retry`` subclass that overrides the methods

@@ -209,6 +209,12 @@ fn entries() -> Vec<Entry> {
             "core/src/policy/config.rs",
             mirrors(Internal, Py::No, true),
         ),
+        named::<rp::policy::GuidanceHeaders>(
+            "GuidanceHeaders",
+            "retryplan::policy::GuidanceHeaders",
+            "core/src/policy/config.rs",
+            mirrors(Internal, Py::No, true),
+        ),
         named::<rp::headers::retry_after::RetryAfterReading>(
             "RetryAfterReading",
             "retryplan::headers::retry_after::RetryAfterReading",

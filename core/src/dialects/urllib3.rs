@@ -27,8 +27,10 @@
 //!   `min(backoff_max, factor * 2^(n-1) + random() * backoff_jitter)`, 0
 //!   before the first retry: exponential backoff with
 //!   `immediate_first_retry` and `additive` jitter, in whole milliseconds.
-//! - Retry-After: read leniently (as `email.utils` reads it), replacing the
-//!   backoff, clamped at `retry_after_max` (`inf`: no cap).
+//! - Retry-After: the only guidance header read (`server_guidance.headers:
+//!   retry_after`: urllib3 reads no `retry-after-ms`, `RateLimit` or
+//!   `X-RateLimit-Reset`), read leniently (as `email.utils` reads it),
+//!   replacing the backoff, clamped at `retry_after_max` (`inf`: no cap).
 //!
 //! ```
 //! use retryplan::dialects::urllib3::{policy_from_urllib3, Urllib3Retry};
@@ -52,9 +54,9 @@ use crate::ground::text::excerpt;
 use crate::ground::units::float;
 use crate::headers::retry_after::RetryAfterReading;
 use crate::policy::{
-    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
-    RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig, MAX_ATTEMPTS_LIMIT,
-    MAX_MS, RETRY_METHODS,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceHeaders, GuidanceMode, Idempotency,
+    JitterConfig, PolicyConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig,
+    StatusSetConfig, MAX_ATTEMPTS_LIMIT, MAX_MS, RETRY_METHODS,
 };
 
 /// The total timeout of a mapped policy when the caller gives none: 24 hours.
@@ -371,6 +373,7 @@ pub fn policy_from_urllib3(retry: &Urllib3Retry, total_timeout_ms: Option<u64>) 
             statuses: rules,
             mode: GuidanceMode::Replace,
             max_above_backoff_ms: None,
+            headers: GuidanceHeaders::RetryAfter,
         },
         retry_limits,
         retry_methods: Some(retry_methods),

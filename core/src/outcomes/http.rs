@@ -22,7 +22,10 @@
 //! - Read server guidance from the response headers named in
 //!   [`GUIDANCE_HEADERS`], through [`Outcome::from_http_response`], which
 //!   decides which one wins; a status outside 100..=599 is the server's fault
-//!   ([`Failure::MalformedResponse`]), never the caller's.
+//!   ([`Failure::MalformedResponse`]), never the caller's. A policy whose
+//!   `server_guidance.headers` is `retry_after` ([`GuidanceHeaders::RetryAfter`],
+//!   as urllib3 reads guidance) reads `Retry-After` alone
+//!   ([`Policy::http_outcome`], what every helper calls).
 //!
 //! ## Which guidance header wins
 //!
@@ -66,7 +69,7 @@ use crate::headers::rate_limit::{parse_rate_limit, quota_left, reset_header};
 use crate::headers::retry_after::{parse_retry_after_ms_header, parse_retry_after_with, RetryAfterReading};
 use crate::outcomes::classify::Outcome;
 use crate::outcomes::failure::Failure;
-use crate::policy::{Idempotency, Policy};
+use crate::policy::{GuidanceHeaders, Idempotency, Policy};
 
 /// The header carrying each attempt's request id.
 pub const REQUEST_ID_HEADER: &str = "X-Request-Id";
@@ -155,12 +158,7 @@ impl Outcome {
         now_unix_ms: u64,
         reading: RetryAfterReading,
     ) -> Outcome {
-        let Some(status) = u16::try_from(status.into()).ok().filter(|status| (100..=599).contains(status)) else {
-            return Failure::MalformedResponse.outcome();
-        };
-        let retry_after_ms = guidance_ms(&mut header, now_unix_ms, reading);
-        let error_code = header(AWS_ERROR_TYPE_HEADER).and_then(|value| error_code_from_response(Some(value), None));
-        Outcome::HttpStatus { status, retry_after_ms, error_code }
+        http_status_outcome(status.into(), &mut header, now_unix_ms, reading, GuidanceHeaders::All)
     }
 
     /// An HTTP outcome from the status and the raw server-guidance headers:
@@ -207,20 +205,45 @@ impl Outcome {
     }
 }
 
+/// The outcome of a response with `status` (malformed outside 100..=599),
+/// its guidance read from the headers `headers` names: the one reading of
+/// [`Outcome::from_http_response_with`] (every header) and
+/// [`Policy::http_outcome`] (the policy's `server_guidance.headers`).
+fn http_status_outcome<'a>(
+    status: i64,
+    header: &mut impl FnMut(&'static str) -> Option<&'a str>,
+    now_unix_ms: u64,
+    reading: RetryAfterReading,
+    headers: GuidanceHeaders,
+) -> Outcome {
+    let Some(status) = u16::try_from(status).ok().filter(|status| (100..=599).contains(status)) else {
+        return Failure::MalformedResponse.outcome();
+    };
+    let retry_after_ms = guidance_ms(header, now_unix_ms, reading, headers);
+    let error_code = header(AWS_ERROR_TYPE_HEADER).and_then(|value| error_code_from_response(Some(value), None));
+    Outcome::HttpStatus { status, retry_after_ms, error_code }
+}
+
 /// The wait the first guidance header that asks for one gives (see the
-/// module documentation for the order).
+/// module documentation for the order), of those `headers` names:
+/// [`GuidanceHeaders::RetryAfter`] reads `Retry-After` alone.
 fn guidance_ms<'a>(
     header: &mut impl FnMut(&'static str) -> Option<&'a str>,
     now_unix_ms: u64,
     reading: RetryAfterReading,
+    headers: GuidanceHeaders,
 ) -> Option<u64> {
-    for name in RETRY_AFTER_MS_HEADERS {
-        if let Some(ms) = header(name).and_then(|value| parse_retry_after_ms_header(value).ok()) {
-            return Some(ms);
+    let every_header = headers == GuidanceHeaders::All;
+    if every_header {
+        for name in RETRY_AFTER_MS_HEADERS {
+            if let Some(ms) = header(name).and_then(|value| parse_retry_after_ms_header(value).ok()) {
+                return Some(ms);
+            }
         }
     }
-    if let Some(ms) = header("retry-after").and_then(|value| parse_retry_after_with(value, now_unix_ms, reading).ok()) {
-        return Some(ms);
+    let retry_after = header("retry-after").and_then(|value| parse_retry_after_with(value, now_unix_ms, reading).ok());
+    if retry_after.is_some() || !every_header {
+        return retry_after;
     }
     if let Some(rate_limit) = header("ratelimit") {
         let policy = header("ratelimit-policy");
@@ -243,17 +266,29 @@ fn guidance_ms<'a>(
 }
 
 impl Policy {
-    /// [`Outcome::from_http_response_with`], reading `Retry-After` as this
-    /// policy's `server_guidance.retry_after_reading` says: how every HTTP
-    /// helper turns a response into an outcome.
+    /// [`Outcome::from_http_response_with`], reading the guidance headers
+    /// this policy's `server_guidance.headers` names (all of them by default;
+    /// `Retry-After` alone for `retry_after`), and `Retry-After` as its
+    /// `server_guidance.retry_after_reading` says: how every HTTP helper
+    /// turns a response into an outcome.
+    ///
+    /// ```
+    /// let urllib3 = retryplan::Policy::from_json(r#"{"server_guidance": {"headers": "retry_after"}}"#).unwrap();
+    /// let headers = [("retry-after-ms", "2500"), ("retry-after", "1")];
+    /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
+    /// let wait = |outcome| match outcome { retryplan::Outcome::HttpStatus { retry_after_ms, .. } => retry_after_ms, _ => None };
+    /// assert_eq!(wait(urllib3.http_outcome(503, lookup, 0)), Some(1_000));
+    /// assert_eq!(wait(retryplan::Policy::default().http_outcome(503, lookup, 0)), Some(2_500));
+    /// ```
     #[must_use]
     pub fn http_outcome<'a>(
         &self,
         status: impl Into<i64>,
-        header: impl FnMut(&'static str) -> Option<&'a str>,
+        mut header: impl FnMut(&'static str) -> Option<&'a str>,
         now_unix_ms: u64,
     ) -> Outcome {
-        Outcome::from_http_response_with(status, header, now_unix_ms, self.server_guidance.retry_after_reading)
+        let guidance = self.server_guidance;
+        http_status_outcome(status.into(), &mut header, now_unix_ms, guidance.retry_after_reading, guidance.headers)
     }
 }
 
@@ -784,6 +819,39 @@ mod tests {
         assert_eq!(strict, Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None });
         let lenient = Outcome::from_http_response_with(503, lookup, now, RetryAfterReading::Lenient);
         assert_eq!(lenient, Outcome::HttpStatus { status: 503, retry_after_ms: Some(10_000), error_code: None });
+    }
+
+    /// `server_guidance.headers: retry_after` reads Retry-After alone (leniently here, as urllib3's policy does):
+    /// every other guidance header is passed over, even one that would win under `all`.
+    #[test]
+    fn a_retry_after_only_policy_reads_retry_after_alone() {
+        let policy =
+            Policy::from_json(r#"{"server_guidance": {"headers": "retry_after", "retry_after_reading": "lenient"}}"#)
+                .unwrap();
+        let now = 1_700_000_000_000;
+        let read = |policy: &Policy, headers: &[(&'static str, &'static str)]| {
+            let lookup = |name: &str| headers.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+            match policy.http_outcome(429, lookup, now) {
+                Outcome::HttpStatus { retry_after_ms, .. } => retry_after_ms,
+                other => panic!("{other:?}"),
+            }
+        };
+        let others: [(&'static str, &'static str); 6] = [
+            ("retry-after-ms", "2500"),
+            ("x-ms-retry-after-ms", "2500"),
+            ("x-amz-retry-after", "2500"),
+            ("ratelimit", "\"default\";r=0;t=2"),
+            ("ratelimit-reset", "2"),
+            ("x-ratelimit-reset", "1700000003"),
+        ];
+        for header in others {
+            assert_eq!(read(&policy, &[header]), None, "{header:?}");
+            assert!(read(&Policy::default(), &[header]).is_some(), "{header:?}");
+            assert_eq!(read(&policy, &[header, ("retry-after", "1")]), Some(1_000), "{header:?}");
+        }
+        assert_eq!(read(&policy, &[("retry-after", " 7 ")]), Some(7_000));
+        assert_eq!(read(&policy, &[("retry-after", "soon"), ("retry-after-ms", "2500")]), None);
+        assert_eq!(policy.http_outcome(999, |_| None, now), Failure::MalformedResponse.outcome());
     }
 
     #[test]

@@ -254,6 +254,35 @@ pub struct ServerGuidanceConfig {
     /// is a plain floor.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_above_backoff_ms: Option<u64>,
+    /// Which response headers HTTP helpers read guidance from
+    /// ([`Policy::http_outcome`](super::Policy::http_outcome)): `all` (the
+    /// default, left out when written) or `retry_after` (only `Retry-After`,
+    /// as urllib3 reads it).
+    #[serde(skip_serializing_if = "GuidanceHeaders::is_all")]
+    pub headers: GuidanceHeaders,
+}
+
+/// Which response headers an HTTP helper reads server guidance from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GuidanceHeaders {
+    /// Every guidance header, the first that asks for a wait winning
+    /// ([`GUIDANCE_HEADERS`](crate::outcomes::http::GUIDANCE_HEADERS), in the
+    /// order of [`crate::outcomes::http`]): the millisecond headers,
+    /// `Retry-After`, `RateLimit`, `RateLimit-Reset`, `X-RateLimit-Reset`.
+    #[default]
+    All,
+    /// `Retry-After` only (RFC 9110 section 10.2.3), as urllib3's `Retry`
+    /// reads it: the other headers neither give a wait nor satisfy a
+    /// `requires_guidance` rule.
+    RetryAfter,
+}
+
+impl GuidanceHeaders {
+    /// True for [`GuidanceHeaders::All`] (the default, left out when written).
+    #[must_use]
+    pub fn is_all(&self) -> bool {
+        *self == GuidanceHeaders::All
+    }
 }
 
 fn is_strict(reading: &RetryAfterReading) -> bool {
@@ -295,6 +324,7 @@ impl Default for ServerGuidanceConfig {
             statuses: Vec::new(),
             mode: GuidanceMode::Floor,
             max_above_backoff_ms: None,
+            headers: GuidanceHeaders::All,
         }
     }
 }

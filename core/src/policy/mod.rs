@@ -39,10 +39,10 @@ pub(crate) mod validated;
 
 pub use compiled::CompiledFormError;
 pub use config::{
-    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HeaderFamily, HedgingConfig, Idempotency,
-    JitterConfig, PolicyConfig, PropagationConfig, RetryLayer, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig,
-    StatusGuidanceConfig, StatusSetConfig, DEFAULT_PROPAGATION_RESERVE_MS, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS,
-    MAX_MULTIPLIER,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceHeaders, GuidanceMode, HeaderFamily,
+    HedgingConfig, Idempotency, JitterConfig, PolicyConfig, PropagationConfig, RetryLayer, RetryLimitsConfig,
+    RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig, DEFAULT_PROPAGATION_RESERVE_MS,
+    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER,
 };
 pub use retry_limits::{FailureKind, MethodSet, RetryLimits, RETRY_METHODS};
 pub use sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet};

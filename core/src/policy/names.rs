@@ -2,7 +2,7 @@
 //! table per enum, read by `read.rs`, written and read by serde (through
 //! `named_serde!`) and used in validation messages.
 
-use super::config::{AboveCap, BackoffKind, GuidanceMode, HeaderFamily, Idempotency, RetryLayer};
+use super::config::{AboveCap, BackoffKind, GuidanceHeaders, GuidanceMode, HeaderFamily, Idempotency, RetryLayer};
 use crate::ground::named::Named;
 
 impl Named for BackoffKind {
@@ -97,6 +97,18 @@ impl Named for GuidanceMode {
 }
 
 crate::ground::named::named_serde!(GuidanceMode);
+
+impl Named for GuidanceHeaders {
+    const ALL: &'static [Self] = &[GuidanceHeaders::All, GuidanceHeaders::RetryAfter];
+    fn name(self) -> &'static str {
+        match self {
+            GuidanceHeaders::All => "all",
+            GuidanceHeaders::RetryAfter => "retry_after",
+        }
+    }
+}
+
+crate::ground::named::named_serde!(GuidanceHeaders);
 
 impl Named for RetryLayer {
     const ALL: &'static [Self] = &[RetryLayer::Outermost, RetryLayer::Every];

@@ -205,7 +205,7 @@ fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfi
     let fields = Fields::new(
         value,
         path,
-        &["honor", "cap_ms", "above_cap", "mode", "max_above_backoff_ms", "retry_after_reading", "statuses"],
+        &["honor", "cap_ms", "above_cap", "mode", "max_above_backoff_ms", "retry_after_reading", "headers", "statuses"],
     )?;
     Ok(ServerGuidanceConfig {
         honor: fields.or("honor", defaults.honor)?,
@@ -215,6 +215,7 @@ fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfi
         statuses: fields.with("statuses", defaults.statuses, read_status_rules)?,
         mode: fields.with("mode", defaults.mode, read_name)?,
         max_above_backoff_ms: fields.optional("max_above_backoff_ms", u64::from_value)?,
+        headers: fields.with("headers", defaults.headers, read_name)?,
     })
 }
 

@@ -3,8 +3,9 @@
 
 use super::config::RetryLayer;
 use super::config::{
-    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, Idempotency, JitterConfig, PolicyConfig,
-    MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS, POLLY_MAX_BASE_MS,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceHeaders, GuidanceMode, Idempotency,
+    JitterConfig, PolicyConfig, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
+    POLLY_MAX_BASE_MS,
 };
 use super::retry_limits::{MethodSet, RetryLimits};
 use super::sets::{Classification, GrpcCodeSet, HttpStatusSet, TransportSet, SERVER_ERRORS};
@@ -56,6 +57,7 @@ fn unreachable_default() -> Policy {
             retry_after_reading: RetryAfterReading::Strict,
             statuses: StatusRules::default(),
             max_above_backoff_ms: None,
+            headers: GuidanceHeaders::All,
         },
         retry_limits: RetryLimits::default(),
         retry_methods: None,
@@ -361,6 +363,7 @@ impl Policy {
                 statuses,
                 mode: c.server_guidance.mode,
                 max_above_backoff_ms: c.server_guidance.max_above_backoff_ms,
+                headers: c.server_guidance.headers,
             },
             retry_limits,
             retry_methods,

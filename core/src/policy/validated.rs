@@ -2,9 +2,9 @@
 //! accessors and [`Policy::to_config`]. Built only by `validate.rs`.
 
 use super::config::{
-    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceMode, HeaderFamily, HedgingConfig, Idempotency,
-    JitterConfig, PolicyConfig, PropagationConfig, RedeliveryConfig, RetryLayer, RetryOnConfig, ServerGuidanceConfig,
-    StatusSetConfig, MAX_REDELIVERY_DELAYS,
+    AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceHeaders, GuidanceMode, HeaderFamily,
+    HedgingConfig, Idempotency, JitterConfig, PolicyConfig, PropagationConfig, RedeliveryConfig, RetryLayer,
+    RetryOnConfig, ServerGuidanceConfig, StatusSetConfig, MAX_REDELIVERY_DELAYS,
 };
 use super::retry_limits::{MethodSet, RetryLimits};
 use super::sets::{Classification, SERVER_ERRORS};
@@ -93,6 +93,8 @@ pub struct ServerGuidance {
     pub mode: GuidanceMode,
     /// The most guidance may raise the delay above the drawn backoff.
     pub max_above_backoff_ms: Option<u64>,
+    /// Which response headers HTTP helpers read guidance from.
+    pub headers: GuidanceHeaders,
 }
 
 /// The validated schedule, stored in a [`Policy`] without heap data.
@@ -261,6 +263,7 @@ impl Policy {
                 statuses: self.server_guidance.statuses.to_config(),
                 mode: self.server_guidance.mode,
                 max_above_backoff_ms: self.server_guidance.max_above_backoff_ms,
+                headers: self.server_guidance.headers,
             },
             retry_limits: self.retry_limits.to_config(),
             retry_methods: self.retry_methods.map(|methods| methods.iter().map(alloc::string::String::from).collect()),

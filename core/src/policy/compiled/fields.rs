@@ -17,7 +17,7 @@ use crate::ground::named::Named;
 use crate::ground::units::MAX_MS;
 use crate::headers::retry_after::RetryAfterReading;
 use crate::policy::config::{
-    AboveCap, BackoffKind, GuidanceMode, HedgingConfig, Idempotency, RetryLayer, MAX_ATTEMPTS_LIMIT,
+    AboveCap, BackoffKind, GuidanceHeaders, GuidanceMode, HedgingConfig, Idempotency, RetryLayer, MAX_ATTEMPTS_LIMIT,
     MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
 };
 use crate::policy::names::JitterKind;
@@ -166,7 +166,16 @@ struct_form!(Classification {
     retry_all_server_errors,
 });
 
-struct_form!(ServerGuidance { honor, cap_ms, above_cap, retry_after_reading, statuses, mode, max_above_backoff_ms });
+struct_form!(ServerGuidance {
+    honor,
+    cap_ms,
+    above_cap,
+    retry_after_reading,
+    statuses,
+    mode,
+    max_above_backoff_ms,
+    headers
+});
 
 struct_form!(StatusGuidance { status in 100..=599, honor, requires_guidance, cap_ms, above_cap });
 
@@ -188,6 +197,7 @@ named_form!(
     BackoffKind = BackoffKind::Exponential,
     AboveCap = AboveCap::GiveUp,
     GuidanceMode = GuidanceMode::Floor,
+    GuidanceHeaders = GuidanceHeaders::All,
     Idempotency = Idempotency::Unsafe,
     RetryAfterReading = RetryAfterReading::Strict,
     JitterKind = JitterKind::None,

@@ -15,7 +15,7 @@ use fields::Encoded;
 
 /// The version of the compiled form this core writes and reads (see the
 /// module docs); a form of any other version is refused.
-pub const FORM_VERSION: u8 = 2;
+pub const FORM_VERSION: u8 = 3;
 
 /// The longest form the reader reads, in bytes (1 MiB: a policy's form is a
 /// few dozen bytes, one listing every error code it retries a few

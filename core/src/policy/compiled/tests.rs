@@ -26,7 +26,7 @@ fn policies() -> Vec<Policy> {
         r#"{"jitter": {"kind": "equal"}, "idempotency": "unsafe", "retry_methods": ["GET", "QUERY"], "retry_limits": {"connect": 0, "other": 99}}"#,
         r#"{"jitter": {"kind": "none"}, "redelivery": {"delays_ms": [5000, 30000, 120000, 1, 2, 3, 4, 9007199254740991], "max_age_ms": 3600000}}"#,
         r#"{"server_guidance": {"honor": false, "cap_ms": 0, "above_cap": "clamp", "mode": "floor", "max_above_backoff_ms": 5000, "retry_after_reading": "lenient", "statuses": [{"status": 503, "requires_guidance": true, "cap_ms": 0}, {"status": 413, "honor": true, "above_cap": "give_up"}]}}"#,
-        r#"{"server_guidance": {"mode": "replace"}, "ambiguous": {"http_statuses": [], "grpc_codes": []}, "conflict": {"http_statuses": [400, 599]}}"#,
+        r#"{"server_guidance": {"mode": "replace", "headers": "retry_after"}, "ambiguous": {"http_statuses": [], "grpc_codes": []}, "conflict": {"http_statuses": [400, 599]}}"#,
         r#"{"max_attempts": 100, "total_timeout_ms": 9007199254740991, "attempt_timeout": {"fixed_ms": 9007199254740991}}"#,
     ];
     policies.extend(texts.iter().map(|text| Policy::from_json(text).unwrap_or_else(|e| panic!("{text}: {e}"))));
@@ -50,9 +50,9 @@ fn the_default_policys_form_is_pinned() {
     let hex: String = form.iter().map(|byte| alloc::format!("{byte:02x}")).collect();
     assert_eq!(
         hex,
-        "72707002c3cce60303904e00b81732640064d00fd00f00000106b40214460100008080010703900301011001b5028008000001e0d40301000000000000000000000000140007"
+        "72707003de7f284a03904e00b81732640064d00fd00f00000106b40214460100008080010703900301011001b5028008000001e0d4030100000000000000000000000000140007"
     );
-    assert_eq!(form.len(), 70);
+    assert_eq!(form.len(), 71);
 }
 
 /// `form` with its checksum made right for its bytes (a forgery, or the

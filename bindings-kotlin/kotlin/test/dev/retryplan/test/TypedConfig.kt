@@ -8,6 +8,7 @@ import dev.retryplan.BudgetConfig
 import dev.retryplan.DependencyConfig
 import dev.retryplan.ErrorCodeTable
 import dev.retryplan.GrpcCode
+import dev.retryplan.GuidanceHeaders
 import dev.retryplan.GuidanceMode
 import dev.retryplan.HeaderFamily
 import dev.retryplan.HedgingConfig
@@ -130,7 +131,7 @@ object TypedConfig {
             ambiguous = m.or("ambiguous", d.ambiguous, ::statusSet),
             conflict = m.or("conflict", d.conflict, ::statusSet),
             serverGuidance = m.or("server_guidance", d.serverGuidance) {
-                val g = obj(it, "honor", "cap_ms", "above_cap", "mode", "retry_after_reading", "statuses", "max_above_backoff_ms")
+                val g = obj(it, "honor", "cap_ms", "above_cap", "mode", "retry_after_reading", "headers", "statuses", "max_above_backoff_ms")
                 d.serverGuidance.copy(
                     honor = g.or("honor", d.serverGuidance.honor, ::bool),
                     capMs = g.or("cap_ms", d.serverGuidance.capMs, ::long),
@@ -139,6 +140,7 @@ object TypedConfig {
                     retryAfterReading = g.or("retry_after_reading", d.serverGuidance.retryAfterReading) { r ->
                         named<RetryAfterReading>(r)
                     },
+                    headers = g.or("headers", d.serverGuidance.headers) { h -> named<GuidanceHeaders>(h) },
                     statuses = g.or("statuses", d.serverGuidance.statuses) { rules -> list(rules).map(::statusRule) },
                     maxAboveBackoffMs = g["max_above_backoff_ms"]?.let(::long),
                 )
