@@ -72,21 +72,25 @@ def retry(
             "must be a retryplan.Policy: write @retryplan.retry(policy), not a bare @retryplan.retry",
             policy,
         )
-    Config(  # every option's type now, not when the function comes (it checks them again: they are few)
-        policy,
-        outcome_of_error=outcome_of_error or outcome_of_exception,
-        outcome_of_result=outcome_of_result,
-        on_discard=on_discard,
-        on_decision=on_decision,
-        logger=logger,
-        stats=stats,
-        clock=clock,
-        seed=seed,
-        name=name or "operation",
-        dependency=dependency,
-        sequential=True,
-        sequential_attempts=sequential_attempts,
-    )
+
+    def configured(**varying: Any) -> Config:
+        """The helper's configuration: the options given, and what depends on the function (its name, its kind)."""
+        return Config(
+            policy,
+            outcome_of_result=outcome_of_result,
+            on_discard=on_discard,
+            on_decision=on_decision,
+            logger=logger,
+            stats=stats,
+            clock=clock,
+            seed=seed,
+            dependency=dependency,
+            sequential_attempts=sequential_attempts,
+            **varying,
+        )
+
+    # Every option's type now, not when the function comes (they are checked again then: they are few).
+    configured(outcome_of_error=outcome_of_error or outcome_of_exception, name=name or "operation", sequential=True)
 
     def decorate(fn: F) -> F:
         if not callable(fn):
@@ -99,21 +103,11 @@ def retry(
             _refuse_function("fn", rule, fn)
         label = name or _operation_name(fn)
         is_async = _is_coroutine_function(fn)
-        config = Config(
-            policy,
+        config = configured(
             outcome_of_error=outcome_of_error,
             outcome_of_exception=outcome_of_exception,
-            outcome_of_result=outcome_of_result,
-            on_discard=on_discard,
-            on_decision=on_decision,
-            logger=logger,
-            stats=stats,
-            clock=clock,
-            seed=seed,
             name=label,
-            dependency=dependency,
             sequential=not is_async,
-            sequential_attempts=sequential_attempts,
             sleep=sleep,
         ).check()
         if is_async:
