@@ -8,6 +8,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{item, join};
+use crate::ground::text::EXCERPT_CHARS;
 
 /// One open container of the text, outermost first.
 enum Open {
@@ -75,14 +76,24 @@ pub(super) fn path_at(text: &str, at: usize) -> String {
     }
     let mut path = String::new();
     for container in &open {
-        path = match container {
-            Open::Object { key: Some(key), in_value: true } => join(&path, key),
+        let inner = match container {
+            // A key longer than any configuration's field name is none of them: the value is named by the object
+            // holding it, as it would be were the key unknown.
+            Open::Object { key: Some(key), in_value: true } if key.chars().count() <= EXCERPT_CHARS => join(&path, key),
             Open::Object { .. } => break,
             Open::List { index } => item(&path, *index),
         };
+        // A path is bounded as every error's field is: deeper than that, the value is named by where it stops.
+        if inner.len() > MAX_PATH_BYTES {
+            break;
+        }
+        path = inner;
     }
     path
 }
+
+/// The longest path named (a configuration's own are a few dozen bytes).
+const MAX_PATH_BYTES: usize = 256;
 
 /// The index of the `"` closing the string that opens at `start` (the text's
 /// last index when it is not closed).
@@ -132,6 +143,19 @@ mod tests {
         // A key, or an object between members, is the object's own path.
         assert_eq!(at_marker(r#"{"a": {"X": 1}}"#), "a");
         assert_eq!(at_marker(r#"{"a": {"b": 1, X}}"#), "a");
+    }
+
+    /// A key longer than any field name, or a path past its bound, stops the path there (the fuzzer's input: a
+    /// 600-character key, a 667-byte field).
+    #[test]
+    fn a_path_is_bounded_and_takes_no_key_longer_than_a_field_name() {
+        let long = "k".repeat(EXCERPT_CHARS + 1);
+        assert_eq!(at_marker(&alloc::format!(r#"{{"a": {{"{long}": [X]}}}}"#)), "a");
+        let name = "k".repeat(EXCERPT_CHARS);
+        assert_eq!(at_marker(&alloc::format!(r#"{{"{name}": X}}"#)), name);
+        let deep = alloc::format!("{}X{}", alloc::format!(r#"{{"{name}": "#).repeat(8), "}".repeat(8));
+        let path = at_marker(&deep);
+        assert!(path.len() <= MAX_PATH_BYTES && path.starts_with(&name), "{path}");
     }
 
     #[test]
