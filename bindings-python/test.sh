@@ -118,7 +118,9 @@ for version in 3.10 3.13; do
   step "CPython $version: pip install ./bindings-python from source in a fresh venv"
   rm -rf "$fresh/src-$version"
   "$python" -m venv "$fresh/src-$version"
-  CARGO_TARGET_DIR="$root/target/python-src-$version" \
+  # One target directory for both interpreters: the abi3 build is the same crate, so the second one rebuilds only
+  # what depends on the interpreter (pyo3's build configuration), not all of it.
+  CARGO_TARGET_DIR="$root/target/python-src" \
     "$fresh/src-$version/bin/python" -m pip install -q "$here"
   (cd "$fresh" && "$fresh/src-$version/bin/python" -c "$smoke")
 done

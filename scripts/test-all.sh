@@ -9,12 +9,14 @@ export CARGO_TERM_COLOR=never
 log_dir=$(mktemp -d)
 trap 'rm -rf "$log_dir"' EXIT
 
-# Runs one suite, showing its output and keeping a copy for the final count.
+# Runs one suite, showing its output and keeping a copy for the final count,
+# then its wall time (the run's minutes, suite by suite, to keep CI under 30).
 suite() {
-  local name=$1
+  local name=$1 begun=$SECONDS
   shift
   printf '\n=== %s ===\n' "$name"
   "$@" 2>&1 | tee "$log_dir/$(echo "$name" | tr -c 'a-z0-9\n' '_').log"
+  printf '=== %s: %ss (run so far: %ss)\n' "$name" "$((SECONDS - begun))" "$SECONDS"
 }
 
 # Tools the suites below need: rustfmt and clippy, and jsonschema so the lint
