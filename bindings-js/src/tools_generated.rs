@@ -66,5 +66,5 @@ pub fn policy_explain(handle: u32, deadline_ms: &JsValue, first_attempt_at_ms: &
     let deadline_ms = crate::args::optional_ms("deadlineMs", deadline_ms)?;
     let first_attempt_at_ms = crate::args::optional_ms("firstAttemptAtMs", first_attempt_at_ms)?.unwrap_or(0);
     let policy = crate::objects::policy(handle)?;
-    to_js(&rp::explain(&policy, deadline_ms, first_attempt_at_ms))
+    to_js(&rp::explain(&policy, deadline_ms, first_attempt_at_ms).map_err(js_error)?)
 }

@@ -46,6 +46,6 @@ impl Policy {
     pub fn explain(&self, deadline_ms: Option<i64>, first_attempt_at_ms: i64) -> Result<Timeline> {
         let deadline_ms = opt_ms_in("deadline_ms", deadline_ms)?;
         let first_attempt_at_ms = ms_in("first_attempt_at_ms", first_attempt_at_ms)?;
-        Ok(rp::explain(&self.0, deadline_ms, first_attempt_at_ms).into())
+        Ok(rp::explain(&self.0, deadline_ms, first_attempt_at_ms)?.into())
     }
 }

@@ -23,7 +23,7 @@ pub(crate) fn explain<'py>(
     let policy = &class_arg::<PyPolicy>("policy", policy)?.inner;
     let deadline_ms = deadline_ms.map(|ms| ms_arg("deadline_ms", ms)).transpose()?;
     let first = first_attempt_at_ms.map(|ms| ms_arg("first_attempt_at_ms", ms)).transpose()?.unwrap_or_default();
-    let timeline = retryplan::explain(policy, deadline_ms, first);
+    let timeline = retryplan::explain(policy, deadline_ms, first)?;
     let messages: Vec<String> = timeline.warnings.iter().map(ToString::to_string).collect();
     let messages = PyList::new(py, messages)?.into_any();
     typed(py, "Timeline", &timeline, Some(messages))

@@ -13,7 +13,7 @@
 use std::fmt::Write as _;
 
 use retryplan::policy::HedgingConfig;
-use retryplan::tools::timeline::{try_explain, TimelineStep, Warning};
+use retryplan::tools::timeline::{TimelineStep, Warning};
 use retryplan::{Decision, Error, Policy, Timeline};
 
 use crate::file::Plan;
@@ -24,20 +24,11 @@ use crate::file::Plan;
 /// (the default cap of 60 s is longer than most budgets, and guidance longer
 /// than what remains gives up at once anyway).
 ///
-/// A time past `MAX_MS` (2^53 - 1) is read as `MAX_MS`, as
-/// `retryplan::explain` documents; [`try_timeline`] refuses it.
-#[must_use]
-pub fn timeline(plan: &Plan, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Timeline {
-    without_unwritten_cap(plan, retryplan::explain(&plan.policy, deadline_ms, first_attempt_at_ms))
-}
-
-/// [`timeline`], refusing a time past `MAX_MS` (what `retryplan explain` uses).
-///
 /// # Errors
 /// The core's error for a time past `MAX_MS` (2^53 - 1), naming the argument
-/// (`retryplan::tools::timeline::try_explain`): never a made-up ending.
-pub fn try_timeline(plan: &Plan, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Result<Timeline, Error> {
-    Ok(without_unwritten_cap(plan, try_explain(&plan.policy, deadline_ms, first_attempt_at_ms)?))
+/// (`retryplan::explain`): never a made-up ending.
+pub fn timeline(plan: &Plan, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Result<Timeline, Error> {
+    Ok(without_unwritten_cap(plan, retryplan::explain(&plan.policy, deadline_ms, first_attempt_at_ms)?))
 }
 
 fn without_unwritten_cap(plan: &Plan, mut timeline: Timeline) -> Timeline {

@@ -280,7 +280,8 @@ pub fn load(text: &str, selection: &Selection<'_>) -> Result<Plan, FileError> {
 /// fewer attempts fit than `max_attempts` allows, as a warning at
 /// `max_attempts`.
 fn attempts_that_cannot_fit(prefix: &str, policy: &Policy) -> Option<Problem> {
-    let timeline = retryplan::explain(policy, None, 0);
+    // Times in range: the core refuses none (an error here would be the core's to fix, and `explain` shows it).
+    let timeline = retryplan::explain(policy, None, 0).ok()?;
     timeline.warnings.iter().find_map(|warning| match *warning {
         Warning::AttemptsDoNotFit { configured, fit, .. } => {
             let never = if fit + 1 == configured {

@@ -325,7 +325,7 @@ fn explain(
         Err(code) => return code,
     };
     // The options are in range already (`ms`); the core refuses the same.
-    let timeline = match explain::try_timeline(&plan, deadline_ms, first_at) {
+    let timeline = match explain::timeline(&plan, deadline_ms, first_at) {
         Ok(timeline) => timeline,
         Err(error) => {
             errln!("retryplan: {error}");

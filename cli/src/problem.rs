@@ -21,7 +21,10 @@ const MAX_FIELD_CHARS: usize = 256;
 pub(crate) const MAX_MESSAGE_CHARS: usize = 512;
 
 impl Problem {
-    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Problem {
+    /// The problem at `field` (a dotted path), breaking the rule `message`
+    /// says; each quoted as an excerpt when longer than a problem keeps.
+    #[must_use]
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Problem {
         Problem { field: excerpt(&field.into(), MAX_FIELD_CHARS), message: excerpt(&message.into(), MAX_MESSAGE_CHARS) }
     }
 

@@ -663,9 +663,9 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
             let outcome = outcome(case.get("outcome"))?;
             classify(&policy, &outcome).map(|class| to_value(&class))
         }),
-        "explain" => policy(case).map(|policy| {
+        "explain" => policy(case).and_then(|policy| {
             let first_attempt_at_ms = u64_field(case, "first_attempt_at_ms").unwrap_or(0);
-            to_value(&explain(&policy, u64_field(case, "deadline_ms"), first_attempt_at_ms))
+            explain(&policy, u64_field(case, "deadline_ms"), first_attempt_at_ms).map(|timeline| to_value(&timeline))
         }),
         "retry_after" => {
             let now_unix_ms = u64_field(case, "now_unix_ms").expect("now_unix_ms");

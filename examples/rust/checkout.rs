@@ -32,7 +32,13 @@ fn main() -> ExitCode {
     };
 
     // The first attempt starts 50 ms in (time spent getting a connection).
-    let timeline = explain(&policy, None, 50);
+    let timeline = match explain(&policy, None, 50) {
+        Ok(timeline) => timeline,
+        Err(error) => {
+            eprintln!("{name}: {error}");
+            return ExitCode::from(2);
+        }
+    };
     println!("Policy {name}: worst case against a {} ms deadline", timeline.deadline_ms);
     for step in &timeline.steps {
         match *step {

@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
             let policy = Policy::new(&plan.policy_config).expect("an accepted plan's policy validates");
             assert_eq!(policy.to_config(), plan.policy.to_config());
             Dependency::new(&plan.dependency_config).expect("an accepted plan's dependency validates");
-            let timeline = explain(&plan.policy, None, 0);
+            let timeline = explain(&plan.policy, None, 0).expect("times in range are never refused");
             let _ = retryplan_cli::explain::render(&plan.policy_source, &timeline);
         }
         Err(FileError::Invalid(problems)) => {

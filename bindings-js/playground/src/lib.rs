@@ -122,7 +122,17 @@ pub fn explain(
         Ok(plan) => plan,
         Err(problems) => return refused(problems),
     };
-    let timeline = explain::timeline(&plan, deadline_ms.map(u64::from), first_attempt_at_ms.map_or(0, u64::from));
+    let timeline = match explain::timeline(&plan, deadline_ms.map(u64::from), first_attempt_at_ms.map_or(0, u64::from))
+    {
+        Ok(timeline) => timeline,
+        Err(error) => {
+            let field = match &error {
+                retryplan::Error::InvalidArgument { field, .. } => *field,
+                _ => "",
+            };
+            return refused(vec![Problem::new(field, error.to_string())]);
+        }
+    };
     let warnings: Vec<String> = timeline.warnings.iter().map(ToString::to_string).collect();
     let table = explain::render(&plan.policy_source, &timeline);
     let svg = timeline_chart::svg(&plan.policy_source, &timeline);

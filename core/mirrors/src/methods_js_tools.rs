@@ -196,7 +196,7 @@ fn method_spelt(class: &Class, method: &Method) -> Result<Spelt, String> {
     };
     let (ty, body, ts) = match method.ret {
         Ret::ValueOrError(value) => ("Result<JsValue, JsValue>", format!("to_js(&{call}.map_err(js_error)?)"), value),
-        Ret::Value(value) | Ret::Snapshot(value) => ("Result<JsValue, JsValue>", format!("to_js(&{call})"), value),
+        Ret::Snapshot(value) => ("Result<JsValue, JsValue>", format!("to_js(&{call})"), value),
         Ret::SpansOrError => (
             "Result<js_sys::Array, JsValue>",
             format!("Ok({call}.map_err(js_error)?.into_iter().map(|ms| JsValue::from_f64(num(ms))).collect())"),
@@ -313,7 +313,7 @@ mod tests {
         assert!(
             rust.contains(
                 "    let first_attempt_at_ms = crate::args::optional_ms(\"firstAttemptAtMs\", first_attempt_at_ms)?.unwrap_or(0);\n    \
-                 let policy = crate::objects::policy(handle)?;\n    to_js(&rp::explain(&policy, deadline_ms, first_attempt_at_ms))\n"
+                 let policy = crate::objects::policy(handle)?;\n    to_js(&rp::explain(&policy, deadline_ms, first_attempt_at_ms).map_err(js_error)?)\n"
             ),
             "{rust}"
         );
@@ -404,7 +404,7 @@ mod tests {
     #[test]
     fn what_js_cannot_write_is_named() {
         let through = Some(Through::Function { path: "explain", source: "core/src/tools/timeline.rs" });
-        let added = Method { through, ..method("load", "Loads.", &[Arg::Compiled], Ret::Value("Timeline")) };
+        let added = Method { through, ..method("load", "Loads.", &[Arg::Compiled], Ret::ValueOrError("Timeline")) };
         assert!(texts(&with(added)).unwrap_err().contains("Policy.load: no JS argument for Compiled"));
         let added = method("again", "Its own.", &[], Ret::Bool);
         assert!(texts(&with(added)).unwrap_err().contains("Policy.again: JS's tools writer writes a core function"));

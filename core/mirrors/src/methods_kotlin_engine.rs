@@ -274,10 +274,9 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
         Ret::Text(_) => ("String", format!("{call}.to_string()")),
         Ret::Compiled => ("Vec<u8>", call),
         Ret::SpansOrError => ("Vec<i64>", format!("{call}?.into_iter().map(long_out).collect()")),
-        Ret::Value(ty) | Ret::ValueOrError(ty) => {
-            let fails = if fails { "?" } else { "" };
+        Ret::ValueOrError(ty) => {
             let converted = if KOTLIN_AS_CORE.contains(&ty) { "" } else { ".into()" };
-            (ty, format!("{call}{fails}{converted}"))
+            (ty, format!("{call}?{converted}"))
         }
         Ret::Ms => ("i64", format!("long_out({call})")),
         Ret::OptionalMs => ("Option<i64>", format!("{call}.map(long_out)")),
@@ -422,7 +421,7 @@ mod tests {
         }
         assert!(!kotlin.contains("lock("), "{kotlin}");
         assert!(kotlin.contains("        Ok(rp::outcomes::classify::classify(&self.0, &outcome)?)\n"), "{kotlin}");
-        assert!(kotlin.contains("        Ok(rp::explain(&self.0, deadline_ms, first_attempt_at_ms).into())\n"));
+        assert!(kotlin.contains("        Ok(rp::explain(&self.0, deadline_ms, first_attempt_at_ms)?.into())\n"));
         assert!(kotlin.contains("`Policy.fromCompiled`"), "{kotlin}");
     }
 

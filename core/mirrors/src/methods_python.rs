@@ -467,7 +467,7 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
             ("", "Res<Py<PyAny>>".to_owned(), format!("Ok({call}.into_field(py)?)"))
         }
         Ret::Object(of) => ("", format!("Res<Py{of}>"), format!("Ok(Py{of} {{ inner: (*{call}).into() }})")),
-        Ret::Compiled | Ret::SpansOrError | Ret::Value(_) | Ret::ValueOrError(_) => {
+        Ret::Compiled | Ret::SpansOrError | Ret::ValueOrError(_) => {
             return Err(format!("{}.{name}: no Python result for {:?}", class.name, method.ret))
         }
         Ret::Control(control) => {

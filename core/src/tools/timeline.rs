@@ -20,7 +20,7 @@ use crate::engine::backoff::{delay_range_ms, policy_ceiling_ms};
 use crate::engine::operation::{Operation, OperationOptions};
 use crate::ground::units::MAX_MS;
 use crate::outcomes::classify::{Outcome, Verdict};
-use crate::outcomes::decision::{AttemptSet, Decision, GiveUpReason};
+use crate::outcomes::decision::Decision;
 use crate::policy::{AttemptTimeout, Policy};
 
 /// One step of the worst case, in ms from the operation's start.
@@ -133,10 +133,6 @@ pub struct Timeline {
 /// first attempt starts `first_attempt_at_ms` after the operation did (time
 /// already spent queueing or connecting: 0 if none).
 ///
-/// A time past [`MAX_MS`] (which no clock reads) is read as [`MAX_MS`] here,
-/// as documented; [`try_explain`] refuses it instead, naming the argument
-/// (the bindings check both times before calling this).
-///
 /// ```
 /// use retryplan::{explain, Policy};
 /// let policy = Policy::from_json(r#"{
@@ -144,39 +140,24 @@ pub struct Timeline {
 ///     "response_reserve_ms": 0, "minimum_useful_attempt_ms": 100,
 ///     "backoff": {"base_ms": 100, "cap_ms": 2000}, "jitter": {"kind": "none"}
 /// }"#).unwrap();
-/// let timeline = explain(&policy, None, 0);
+/// let timeline = explain(&policy, None, 0).unwrap();
 /// assert_eq!(timeline.unbounded_worst_case_ms, Some(3300));
 /// assert_eq!(timeline.attempts_that_fit, 2);
 /// assert_eq!(timeline.warnings[0].to_string(), "max_attempts is 3 but only 2 attempts fit in 2000 ms");
-/// ```
-#[must_use]
-pub fn explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Timeline {
-    let deadline_ms = deadline_ms.map(|deadline_ms| deadline_ms.min(MAX_MS));
-    let first_attempt_at_ms = first_attempt_at_ms.min(MAX_MS);
-    // Both times are at most MAX_MS now, and the walk reports only the
-    // attempts the engine says run, at times it chose: the engine refuses
-    // neither, so the fallback is never used; it only avoids a panic path.
-    try_explain(policy, deadline_ms, first_attempt_at_ms)
-        .unwrap_or_else(|_| unreachable_timeline(policy, deadline_ms, first_attempt_at_ms))
-}
-
-/// [`explain`], refusing a time past [`MAX_MS`] rather than reading it as
-/// [`MAX_MS`].
 ///
-/// # Errors
-/// [`Error::InvalidArgument`] naming `deadline_ms` or `first_attempt_at_ms`
-/// when it is past [`MAX_MS`] (2^53 - 1); any error the engine returns while
-/// the worst case is walked (none for times in range), never a made-up ending.
-///
-/// ```
-/// use retryplan::{tools::timeline::try_explain, Policy};
-/// let error = try_explain(&Policy::default(), None, 1 << 53).unwrap_err();
+/// // A time no clock reads is refused, named, never read as another.
+/// let error = explain(&policy, None, 1 << 53).unwrap_err();
 /// assert_eq!(
 ///     error.to_string(),
 ///     "invalid argument `first_attempt_at_ms`: must be a whole number of milliseconds in 0..=2^53 - 1 (9007199254740991), got 9007199254740992"
 /// );
 /// ```
-pub fn try_explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Result<Timeline, Error> {
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming `deadline_ms` or `first_attempt_at_ms`
+/// when it is past [`MAX_MS`] (2^53 - 1); any error the engine returns while
+/// the worst case is walked (none for times in range), never a made-up ending.
+pub fn explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Result<Timeline, Error> {
     if let Some(deadline_ms) = deadline_ms.filter(|deadline_ms| *deadline_ms > MAX_MS) {
         return Err(Error::ms_above_max("deadline_ms", deadline_ms));
     }
@@ -214,6 +195,16 @@ pub fn try_explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_m
         unbounded_worst_case_ms,
         warnings,
     })
+}
+
+/// [`explain`] under its old name, from when `explain` read a time past
+/// [`MAX_MS`] as [`MAX_MS`] instead of refusing it.
+///
+/// # Errors
+/// As [`explain`].
+#[deprecated(note = "`explain` now refuses a time past MAX_MS itself, returning this Result: call `explain`")]
+pub fn try_explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Result<Timeline, Error> {
+    explain(policy, deadline_ms, first_attempt_at_ms)
 }
 
 /// What one walk of the worst case found.
@@ -331,40 +322,17 @@ fn unbounded_worst_case_ms(policy: &Policy) -> Result<Option<u64>, Error> {
     Ok(Some(total))
 }
 
-/// The fallback of [`explain`], never used (see there): nothing walked.
-#[cold]
-fn unreachable_timeline(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u64) -> Timeline {
-    let deadline_ms =
-        deadline_ms.map_or(policy.total_timeout_ms, |deadline_ms| deadline_ms.min(policy.total_timeout_ms));
-    Timeline {
-        deadline_ms,
-        first_attempt_at_ms,
-        response_reserve_ms: policy.response_reserve_ms,
-        configured_attempts: policy.max_attempts,
-        attempts_that_fit: 0,
-        steps: Vec::new(),
-        ending: Decision::GaveUp {
-            reason: GiveUpReason::DeadlineInsufficient,
-            attempts: 0,
-            remaining_ms: 0,
-            refused_delay_ms: None,
-            abort_attempts: AttemptSet::EMPTY,
-        },
-        unbounded_worst_case_ms: None,
-        warnings: Vec::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::value::Value;
     use crate::outcomes::classify::Class;
+    use crate::outcomes::decision::GiveUpReason;
 
     #[test]
     fn trees_match_serde_json_for_the_crates_types() {
         let policy = Policy::default();
-        let timeline = explain(&policy, Some(1_500), 0);
+        let timeline = explain(&policy, Some(1_500), 0).unwrap();
         let tree = Value::from_serialize(&timeline).unwrap();
         let json: serde_json::Value = serde_json::to_value(&timeline).unwrap();
         let round: serde_json::Value = serde_json::to_value(&tree).unwrap();
@@ -395,7 +363,7 @@ mod tests {
 
     #[test]
     fn hedges_start_when_the_engine_starts_them_and_their_windows_overlap() {
-        let timeline = explain(&hedged(), None, 0);
+        let timeline = explain(&hedged(), None, 0).unwrap();
         let windows: Vec<(u32, u64, u64)> = timeline
             .steps
             .iter()
@@ -420,7 +388,7 @@ mod tests {
     fn a_hedge_that_does_not_fit_is_counted_as_the_engine_counts_it() {
         // Against 150 ms the first hedge starts at 100 ms; the second would
         // start at 200 ms, past the deadline.
-        let timeline = explain(&hedged(), Some(150), 0);
+        let timeline = explain(&hedged(), Some(150), 0).unwrap();
         assert_eq!(timeline.attempts_that_fit, 2);
         assert_eq!(timeline.warnings[0], Warning::AttemptsDoNotFit { configured: 3, fit: 2, deadline_ms: 150 });
     }
@@ -428,19 +396,19 @@ mod tests {
     #[test]
     fn a_time_past_max_ms_is_refused_never_answered_with_a_made_up_ending() {
         let policy = Policy::default();
-        let error = try_explain(&policy, None, MAX_MS + 1).unwrap_err();
+        let error = explain(&policy, None, MAX_MS + 1).unwrap_err();
         assert!(matches!(error, Error::InvalidArgument { field: "first_attempt_at_ms", .. }), "{error}");
-        let error = try_explain(&policy, Some(u64::MAX), 0).unwrap_err();
+        let error = explain(&policy, Some(u64::MAX), 0).unwrap_err();
         assert!(matches!(error, Error::InvalidArgument { field: "deadline_ms", .. }), "{error}");
-        // `explain` reads it as MAX_MS, as documented: the engine's own
-        // answer there is to give up before any attempt.
-        let timeline = explain(&policy, None, MAX_MS + 1);
-        assert_eq!(timeline.first_attempt_at_ms, MAX_MS);
+        // MAX_MS itself is a time: the engine's own answer there is to give up before any attempt.
+        let timeline = explain(&policy, Some(MAX_MS), MAX_MS).unwrap();
         assert_eq!(timeline.attempts_that_fit, 0);
         assert!(matches!(
             timeline.ending,
             Decision::GaveUp { reason: GiveUpReason::DeadlineInsufficient, attempts: 0, .. }
         ));
-        assert_eq!(try_explain(&policy, Some(MAX_MS), MAX_MS).unwrap(), timeline);
+        #[allow(deprecated)]
+        let old_name = try_explain(&policy, Some(MAX_MS), MAX_MS);
+        assert_eq!(old_name.unwrap(), timeline);
     }
 }

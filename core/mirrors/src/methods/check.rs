@@ -149,7 +149,6 @@ pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
                 Ret::Event => returned == "Option<Event>",
                 Ret::Compiled => returned == "Vec<u8>",
                 Ret::SpansOrError => returned == "Result<Vec<u64>, Error>",
-                Ret::Value(ty) => returned == ty,
                 Ret::ValueOrError(ty) => returned == format!("Result<{ty}, Error>"),
             };
             // A record out is filled in place: one more of the core's arguments.

@@ -130,8 +130,6 @@ pub enum Ret {
     Compiled,
     /// Time spans in ms, in order, or the core's error (`Vec<u64>`).
     SpansOrError,
-    /// The core's value of this type, as the binding's value of that name (`into`).
-    Value(&'static str),
     /// The core's value of this type, as the binding's value of that name, or the core's error.
     ValueOrError(&'static str),
 }
@@ -317,20 +315,22 @@ pub(crate) mod tests {
         let explain = Some(Through::Function { path: "explain", source: "core/src/tools/timeline.rs" });
         let classes = with(Method {
             through: explain,
-            ..method("explain_again", "No deadline.", &[Arg::Ms("first_attempt_at_ms")], Ret::Value("Timeline"))
+            ..method("explain_again", "No deadline.", &[Arg::Ms("first_attempt_at_ms")], Ret::ValueOrError("Timeline"))
         });
         let error = check(&root, &classes).unwrap_err();
         assert!(
             error.contains(
                 "Policy.explain_again: the core's `explain` (given the Policy first) takes 3 arguments and returns \
-                 `Timeline`, not the 2 arguments"
+                 `Result<Timeline, Error>`, not the 2 arguments"
             ),
             "{error}"
         );
         let missing =
             Some(Through::Function { path: "tools::timeline::explain_all", source: "core/src/tools/timeline.rs" });
-        let classes =
-            with(Method { through: missing, ..method("explain_all", "None such.", &[], Ret::Value("Timeline")) });
+        let classes = with(Method {
+            through: missing,
+            ..method("explain_all", "None such.", &[], Ret::ValueOrError("Timeline"))
+        });
         assert!(check(&root, &classes).unwrap_err().contains("no `fn explain_all` in core/src/tools/timeline.rs"));
     }
 }

@@ -498,7 +498,7 @@ pub const POLICY: Family = Family {
                     "The worst-case timeline against the deadline `deadline_ms` after the start, or none for the \
                      total timeout alone, when the first attempt starts `first_attempt_at_ms` in.",
                     &[Arg::OptionalMs("deadline_ms"), Arg::Ms("first_attempt_at_ms")],
-                    Ret::Value("Timeline"),
+                    Ret::ValueOrError("Timeline"),
                 )
             },
         ],
