@@ -118,7 +118,10 @@ def _attribute(value: object) -> object:
 
 
 def from_urllib3(
-    retry: "Union[Retry, bool, int, None]", *, total_timeout_ms: Optional[int] = None, total_budget_ms: Optional[int] = None
+    retry: "Union[Retry, bool, int, None]",
+    *,
+    total_timeout_ms: Optional[int] = None,
+    total_budget_ms: Optional[int] = None,
 ) -> Policy:
     """The :class:`~retryplan.Policy` that retries as ``retry`` (a ``urllib3.util.Retry``) does.
 
