@@ -173,8 +173,9 @@ def test_defaults_are_stated_and_the_budget_is_the_callers():
 @pytest.mark.parametrize(
     "call, name",
     [
-        (lambda: from_urllib3(3), "retry"),  # type: ignore[arg-type]
-        (lambda: from_urllib3(None), "retry"),  # type: ignore[arg-type]
+        (lambda: from_urllib3("3"), "retry"),  # type: ignore[arg-type]
+        (lambda: from_urllib3(2.5), "retry"),  # type: ignore[arg-type]
+        (lambda: from_urllib3(object()), "retry"),  # type: ignore[arg-type]
         (lambda: from_urllib3(Retry(), total_timeout_ms="5s"), "total_timeout_ms"),  # type: ignore[arg-type]
         (lambda: from_urllib3(Retry(), total_timeout_ms=True), "total_timeout_ms"),
         (lambda: from_urllib3(Retry(total="3")), "Retry.total"),  # type: ignore[arg-type]
@@ -729,3 +730,50 @@ def test_retry_after_is_read_as_urllib3_parse_retry_after_reads_it():
         if ours != (None if theirs is None else min(theirs, 2**53 - 1)):
             differences.append((value, theirs, ours))
     assert differences == []
+
+
+#: What urllib3 and requests take for their retries besides a Retry (PoolManager(retries=...),
+#: urlopen(retries=...), HTTPAdapter(max_retries=...)): what Retry.from_int converts.
+FROM_INT = [0, 1, 3, 5, None, True, False, -1]
+#: Steps that tell the counts apart: errors of each kind and statuses, then a success.
+FROM_INT_STEPS = [
+    ["connect_timeout"] * 7,
+    ["read_timeout"] * 7,
+    [(503, "1"), "refused", (429, "2"), 500, 200],
+    [(503, "1")] * 7,
+]
+
+
+@pytest.mark.parametrize("given", FROM_INT, ids=repr)
+def test_what_retry_from_int_reads_is_read_as_from_int_reads_it(given):
+    converted = Retry.from_int(given)  # urllib3's own: Retry(n, redirect=None); None is Retry.DEFAULT
+    assert from_urllib3(given).to_dict() == from_urllib3(converted).to_dict()
+    for steps in FROM_INT_STEPS:
+        for method in (GET, "POST"):
+            assert policy_run(from_urllib3(given), method, steps) == urllib3_run(Retry.from_int(given), method, steps)
+
+
+def test_an_int_is_that_many_retries_and_none_is_urllib3s_default():
+    assert from_urllib3(3).to_dict()["max_attempts"] == 4
+    assert from_urllib3(None).to_dict()["max_attempts"] == Retry.DEFAULT.total + 1 == 4
+    assert from_urllib3(False).to_dict()["max_attempts"] == from_urllib3(0).to_dict()["max_attempts"] == 1
+    assert from_urllib3(True).to_dict()["max_attempts"] == 2  # urllib3 counts True down as 1 (True - 1 == 0)
+    assert from_urllib3(3, total_timeout_ms=5_000).to_dict()["total_timeout_ms"] == 5_000
+
+
+def test_none_follows_retry_default_as_from_int_does():
+    with mock.patch.object(Retry, "DEFAULT", Retry(5, backoff_factor=0.5)):
+        assert from_urllib3(None).to_dict() == from_urllib3(Retry(5, backoff_factor=0.5)).to_dict()
+
+
+def test_requests_adapters_retries_map_as_requests_builds_them():
+    adapters = pytest.importorskip("requests.adapters")
+    for given in (3, 1, None):
+        built = adapters.HTTPAdapter(max_retries=given).max_retries
+        assert from_urllib3(given).to_dict() == from_urllib3(built).to_dict()
+    # requests' own default (max_retries=0) is Retry(0, read=False), not Retry.from_int(0): pass that Retry.
+    default = adapters.HTTPAdapter().max_retries
+    assert (default.total, default.read) == (0, False)
+    assert from_urllib3(Retry(0, read=False)).to_dict() == from_urllib3(default).to_dict()
+    for steps in FROM_INT_STEPS:
+        assert policy_run(from_urllib3(Retry(0, read=False)), GET, steps) == urllib3_run(default, GET, steps)

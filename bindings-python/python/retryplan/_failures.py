@@ -2,7 +2,9 @@
 
 Every helper maps an exception raised by an attempt through :func:`outcome_of`:
 the builtins (``socket.gaierror``, ``ConnectionRefusedError``, ``ssl`` errors,
-``TimeoutError``, ...), ``http.client``, httpx, requests and urllib3. What
+``TimeoutError``, ...), ``http.client``, ``urllib.request``'s errors (an
+``HTTPError`` is read as the response it is: status and headers), httpx,
+requests and urllib3. What
 each failure *means* (was the request sent? may it have been processed?) is
 decided in the core (``Outcome.failure``); this table only names what
 happened. Classes are read from ``sys.modules``: nothing is imported here, and
@@ -74,6 +76,19 @@ def _status(exc: Any) -> Optional[Outcome]:
     return Outcome.from_http_response(status, response.headers, now_unix=time.time()) if status else None
 
 
+def _urllib_status(exc: Any) -> Optional[Outcome]:
+    """``urllib.error.HTTPError``, the response ``urlopen`` raises for a status it does not follow (4xx, 5xx): its
+    status (``code``) and guidance (``headers``, an ``http.client.HTTPMessage``, read through its case-insensitive
+    ``get``), read as any response is."""
+    import time
+
+    status = getattr(exc, "code", None)
+    if not isinstance(status, int) or isinstance(status, bool):
+        return None
+    headers = getattr(exc, "headers", None)
+    return Outcome.from_http_response(status, {} if headers is None else headers, now_unix=time.time())
+
+
 def _ssl(exc: BaseException) -> Outcome:
     """An SSL error raised inside the handshake failed the connection; any other broke it."""
     tb = exc.__traceback__
@@ -139,6 +154,10 @@ _TABLE: Tuple[Tuple[str, str, Union[str, object, Resolver]], ...] = (
     ("urllib3.exceptions", "IncompleteRead", "body_broken"),
     ("urllib3.exceptions", "DecodeError", "body_broken"),
     ("urllib3.exceptions", "ProtocolError", _cause("connection_lost")),
+    # urllib.request: an HTTPError is a response (a URLError, an OSError); a URLError wraps the OSError its request
+    # raised (its reason: refused, DNS, a timeout, TLS), and is not the table's to judge with a reason in words
+    ("urllib.error", "HTTPError", _urllib_status),
+    ("urllib.error", "URLError", _cause(None)),
     # http.client (urllib, and urllib3 underneath)
     ("http.client", "RemoteDisconnected", "connection_lost"),
     ("http.client", "IncompleteRead", "body_broken"),

@@ -28,7 +28,7 @@ deciding retries.
 """
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Union
 
 from . import _native
 from ._error_classes import ConfigViolationsError, InvalidConfigError
@@ -86,12 +86,28 @@ class RetryNotMappable(RetryplanError):
         self.reason = reason
 
 
-def _urllib3_retry_class(retry: object) -> type:
-    """urllib3's own ``Retry`` class among the argument's bases, or TypeError naming ``retry``."""
+def _urllib3_retry_class(retry: object) -> Optional[type]:
+    """urllib3's own ``Retry`` class among the argument's bases, or None."""
     for klass in type(retry).__mro__:
         if klass.__name__ == "Retry" and klass.__module__.startswith("urllib3."):
             return klass
-    raise TypeError(f"from_urllib3: retry must be a urllib3.util.Retry, got {type(retry).__name__}")
+    return None
+
+
+def _from_int(retry: object) -> object:
+    """``Retry.from_int(retry)`` of the installed urllib3 for what it converts (None, a bool, an int), as
+    ``PoolManager(retries=...)``, ``urlopen(retries=...)`` and ``HTTPAdapter(max_retries=...)`` convert it; anything
+    else is a TypeError naming ``retry``."""
+    if retry is not None and not isinstance(retry, int):  # bool is an int
+        raise TypeError(
+            f"from_urllib3: retry must be a urllib3.util.Retry, an int, a bool or None "
+            f"(what Retry.from_int reads), got {type(retry).__name__}"
+        )
+    try:
+        from urllib3.util.retry import Retry
+    except ImportError as error:
+        raise ImportError(f"from_urllib3({retry!r}) is urllib3's Retry.from_int({retry!r}): install urllib3") from error
+    return Retry.from_int(retry)
 
 
 def _attribute(value: object) -> object:
@@ -102,9 +118,23 @@ def _attribute(value: object) -> object:
 
 
 def from_urllib3(
-    retry: "Retry", *, total_timeout_ms: Optional[int] = None, total_budget_ms: Optional[int] = None
+    retry: "Union[Retry, bool, int, None]",
+    *,
+    total_timeout_ms: Optional[int] = None,
+    total_budget_ms: Optional[int] = None,
 ) -> Policy:
     """The :class:`~retryplan.Policy` that retries as ``retry`` (a ``urllib3.util.Retry``) does.
+
+    ``retry`` is what urllib3 and requests take for their retries
+    (``PoolManager(retries=...)``, ``urlopen(retries=...)``,
+    ``HTTPAdapter(max_retries=...)``): a ``Retry``, or what
+    ``Retry.from_int`` converts, converted by the installed urllib3's
+    ``Retry.from_int`` exactly as they do: an int or a bool ``n`` is
+    ``Retry(n, redirect=None)`` (redirects counted by ``total`` only;
+    ``False`` also makes ``redirect=0``), and ``None`` is ``Retry.DEFAULT``
+    (``Retry(3)``). requests' own default is not ``from_int``'s:
+    ``HTTPAdapter()`` (``max_retries=0``) makes ``Retry(0, read=False)``, so
+    a caller mirroring requests' default passes that ``Retry``.
 
     ``total_timeout_ms`` is the deadline of the whole call, retries and waits
     included, in ms. urllib3 has none, so it defaults to
@@ -115,7 +145,8 @@ def from_urllib3(
     neither). Everything else comes from ``retry``, as the module docstring
     lists.
 
-    Raises :class:`TypeError` naming ``retry``, ``total_timeout_ms`` or the
+    Raises :class:`TypeError` naming ``retry`` (anything ``Retry.from_int``
+    does not read: a str, a float, ...), ``total_timeout_ms`` or the
     ``Retry`` attribute whose type is wrong, :class:`RetryNotMappable` naming
     the attribute a policy cannot express (the core's error is its
     ``__cause__``), ``InvalidArgumentError`` for a negative
@@ -125,6 +156,10 @@ def from_urllib3(
     ``DeprecationWarning``); giving both is a :class:`TypeError`.
     """
     base = _urllib3_retry_class(retry)
+    if base is None:
+        retry = _from_int(retry)  # type: ignore[assignment]
+        base = _urllib3_retry_class(retry)
+        assert base is not None
     if total_budget_ms is not None:
         import warnings
 

@@ -33,9 +33,13 @@ transport's policy or dependency, sets the key, passes a caller deadline
 (``time.monotonic()`` seconds) or says whether the request may be repeated. Any other key, or a value that
 is not a dict, is refused (``ArgumentTypeError`` naming it).
 
-A streaming body (a generator, an async iterator, a file) is sent once, as it
-comes, never read into memory: where the policy would send it again the
-operation gives up ``body_not_replayable`` (the response is returned). A
+A streaming body (a generator, an async iterator, a file given as
+``content=``) is sent once, as it comes, never read into memory: where the
+policy would send it again the operation gives up ``body_not_replayable`` (the
+response is returned). A ``files=`` upload is sent again whole, as httpx
+renders it every time (bytes and text as they are, a file object rewound to
+its start), each attempt reading the files at a position of its own; one with
+a file httpx cannot rewind (a pipe, stdin: ``seekable()`` false) is sent once. A
 ``bytearray`` or ``memoryview`` given as ``content=``, which httpx would send
 item by item and fail on, is refused before anything is sent
 (``ArgumentTypeError``, a ``TypeError``, naming ``content``).
@@ -58,6 +62,7 @@ import weakref
 from collections.abc import Mapping
 
 import httpx
+from httpx._multipart import MultipartStream as _MultipartStream  # what files= makes (httpx exports no name)
 
 from ._http import Client, HttpHelper, blocking, close_returned, shut, within
 from ._native import Attempt
@@ -194,7 +199,8 @@ class _AsyncResponses(_Responses):
 
 
 def _start(http: HttpHelper, request: httpx.Request) -> Run:
-    """The request's operation; a streaming body (a generator, a file) is sent once (``one_shot_body``); the next hop
+    """The request's operation; a body httpx cannot send again (a generator, a file given as ``content=``, a file
+    of ``files=`` it cannot rewind) is sent once (``one_shot_body``); the next hop
     of a redirect this transport returned runs within that operation's deadline, with its key."""
     given = _request_options(request.extensions.get("retryplan"))
     hop = request.extensions.get(_HOP)
@@ -203,10 +209,89 @@ def _start(http: HttpHelper, request: httpx.Request) -> Run:
     if hop is not None:
         given = hop.continued(given)
     _check_body(request.stream)
-    one_shot = not isinstance(request.stream, httpx.ByteStream)  # bytes (read or given) are sent again as they are
-    run = http.start(request.method, request.headers, given, one_shot_body=one_shot)
+    run = http.start(request.method, request.headers, given, one_shot_body=not _replayable(request.stream))
     http.describe(run, request.method, str(request.url), hop)  # a hop is named by the request the caller made
     return run
+
+
+def _replayable(stream: Any) -> bool:
+    """Whether httpx sends the body whole again when it is sent again: bytes (given, read or form-encoded) always; a
+    multipart body (``files=``) when every file is bytes or text or a file object it rewinds (httpx's
+    ``FileField.render_data`` seeks it to 0 before each rendering, and carries on from where it is when it cannot:
+    a pipe, stdin, a socket's file); anything streamed (a generator, a file given as ``content=``) never."""
+    if isinstance(stream, httpx.ByteStream):
+        return True
+    fields = getattr(stream, "fields", None) if isinstance(stream, _MultipartStream) else None
+    return isinstance(fields, list) and all(_rewound(getattr(field, "file", b"")) for field in fields)
+
+
+def _rewound(file: Any) -> bool:
+    """A ``files=`` value httpx renders whole every time: bytes or text, or a file object that says it is seekable
+    (one that cannot say so may be a pipe httpx cannot rewind: sent once)."""
+    if isinstance(file, (str, bytes)):
+        return True
+    seekable = getattr(file, "seekable", None)
+    try:
+        return callable(seekable) and bool(seekable())
+    except (OSError, ValueError):  # closed: httpx's read fails on it the same way each time
+        return False
+
+
+class _Cursor:
+    """One attempt's view of a file of a multipart body that every attempt of a request reads: at this attempt's own
+    position (a seek, then a read, under the request's lock), so an attempt abandoned at its abort time that is
+    still reading in its worker thread, or a hedge sent beside it, never moves another attempt's place in the file.
+    httpx rewinds it (``seek(0)``) before rendering, as it rewinds the file itself."""
+
+    def __init__(self, file: Any, lock: Any) -> None:
+        self.file, self.lock, self.position = file, lock, 0
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        if whence != 0:
+            import io
+
+            raise io.UnsupportedOperation("an attempt's view of an upload seeks from its start only")
+        self.position = offset
+        return offset
+
+    def tell(self) -> int:
+        return self.position
+
+    def read(self, size: int = -1) -> Any:
+        with self.lock:
+            self.file.seek(self.position)
+            chunk = self.file.read(size)
+        self.position += len(chunk)
+        return chunk
+
+
+class _Body:
+    """The body of each attempt of a request: the request's own stream, or, for a multipart body with file objects
+    (replayable: see :func:`_replayable`), a copy whose files are read through a :class:`_Cursor` of its own."""
+
+    def __init__(self, stream: Any) -> None:
+        import threading
+
+        self.stream, self.lock = stream, threading.Lock()
+        shared = isinstance(stream, _MultipartStream) and _replayable(stream)
+        self.shared = shared and any(not isinstance(getattr(f, "file", b""), (str, bytes)) for f in stream.fields)
+
+    def for_attempt(self) -> Any:
+        if not self.shared:
+            return self.stream
+        import copy
+
+        body = copy.copy(self.stream)
+        body.fields = []
+        for field in self.stream.fields:
+            if not isinstance(getattr(field, "file", b""), (str, bytes)):
+                field = copy.copy(field)
+                field.file = _Cursor(field.file, self.lock)
+            body.fields.append(field)
+        return body
 
 
 def _check_body(stream: Any) -> None:
@@ -266,15 +351,18 @@ class _Hop(Hop):
         return response is not None and response.next_request is None and super().follows(request)
 
 
-def _attempt_request(http: HttpHelper, run: Run, attempt: Attempt, request: httpx.Request) -> httpx.Request:
-    """The request of one attempt: its headers, and httpx's timeouts cut to what is left of the attempt."""
+def _attempt_request(
+    http: HttpHelper, run: Run, attempt: Attempt, request: httpx.Request, body: _Body
+) -> httpx.Request:
+    """The request of one attempt: its headers, its body, and httpx's timeouts cut to what is left of the attempt."""
     window = attempt.remaining()
     given = request.extensions.get("timeout") or {}
     timeout = {phase: within(given.get(phase), window) for phase in _PHASES}
     headers = request.headers.copy()
     headers.update(http.attempt_headers(attempt, run))
     extensions = {**request.extensions, "timeout": timeout}
-    return httpx.Request(request.method, request.url, headers=headers, stream=request.stream, extensions=extensions)
+    stream = body.for_attempt()
+    return httpx.Request(request.method, request.url, headers=headers, stream=stream, extensions=extensions)
 
 
 class RetryTransport(httpx.BaseTransport):
@@ -303,13 +391,13 @@ class RetryTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""
         run = _start(self.http, request)
-        ending = run.call(self._attempt, (run, request), self.sleep)
+        ending = run.call(self._attempt, (run, request, _Body(request.stream)), self.sleep)
         return _returned(run, request, self.http.finish(run, ending))
 
-    def _attempt(self, run: Run, request: httpx.Request) -> httpx.Response:
+    def _attempt(self, run: Run, request: httpx.Request, body: _Body) -> httpx.Response:
         attempt = Attempt.running_in(run)
         assert attempt is not None
-        sent = _attempt_request(self.http, run, attempt, request)
+        sent = _attempt_request(self.http, run, attempt, request, body)
         connection = sent.extensions["trace"] = _Connection(request.extensions.get("trace"))
         window = attempt.remaining()
         response: httpx.Response = blocking(
@@ -346,9 +434,9 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         from ._async import run_concurrently  # asyncio only when the async transport runs
 
         run = _start(self.http, request)
-        send = self.transport.handle_async_request
+        send, body = self.transport.handle_async_request, _Body(request.stream)
         ending = await run_concurrently(
-            run, lambda attempt: send(_attempt_request(self.http, run, attempt, request)), self.sleep
+            run, lambda attempt: send(_attempt_request(self.http, run, attempt, request, body)), self.sleep
         )
         response, window = self.http.settle(run, ending)
         if window is not None:  # a failed body, read ahead within its window (as the sync transport's)
