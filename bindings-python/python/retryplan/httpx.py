@@ -62,7 +62,11 @@ import weakref
 from collections.abc import Mapping
 
 import httpx
-from httpx._multipart import MultipartStream as _MultipartStream  # what files= makes (httpx exports no name)
+
+try:  # what files= makes (httpx exports no name); an httpx that moved it sends every upload once, never fails to import
+    from httpx._multipart import MultipartStream as _MultipartStream
+except ImportError:  # pragma: no cover
+    _MultipartStream = ()  # type: ignore[assignment,misc]
 
 from ._http import Client, HttpHelper, blocking, close_returned, shut, within
 from ._native import Attempt
