@@ -53,9 +53,8 @@ pub fn outcome_from_response(
     let reading = reading.map(|index| crate::args::named_or_default(Some(index)));
     crate::either((|| {
         let policy = if policy == 0 { None } else { Some(crate::objects::policy(policy)?) };
-        let lookup = |name| values.get(name);
         let policy = policy.as_deref();
-        let outcome = Outcome::read_http_response(status as i64, lookup, now_unix_ms as u64, reading, policy);
+        let outcome = Outcome::read_http_response(status as i64, values.lookup(), now_unix_ms as u64, reading, policy);
         Ok(crate::wire::outcome(&outcome.map_err(crate::js_error)?))
     })())
 }
@@ -74,6 +73,13 @@ impl Guidance {
             None => return None,
         };
         self.0.get(at)?.as_deref()
+    }
+
+    /// The core's header lookup over these values: one type for every reader here (the driver's
+    /// `handle_response` and `_outcomeFromResponse`), so the core's generic reading of a response is
+    /// compiled once into the wasm, not once per call site.
+    pub(crate) fn lookup<'g>(&'g self) -> impl FnMut(&'static str) -> Option<&'g str> + 'g {
+        move |name| self.get(name)
     }
 }
 
