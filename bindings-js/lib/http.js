@@ -4,7 +4,7 @@
 import { _outcomeFromHttp, _outcomeFromResponse } from '../wasm/retryplan_js.js';
 import { ms, oneOf, only, optional, refuse, text, whole, unreadable, MAX_TEXT } from './args.js';
 import { decided } from './convert.js';
-import { handleOf } from './objects.js';
+import { Held, handleOf } from './objects.js';
 import { Policy } from './policy.js';
 import { GUIDANCE_HEADERS } from './constants.js';
 import { FAILURE_OUTCOMES, outcomeOf } from './generated/outcomes.js';
@@ -61,6 +61,8 @@ export function outcomeFromHttpResponse(status, headers, nowUnixMs, options) {
   const checked = anyStatus(status);
   const now = ms('nowUnixMs', nowUnixMs);
   const given = options !== null && typeof options === 'object' ? options : { reading: options };
+  // A Policy (any object of the wasm's) has no option keys: never read as options with none given.
+  if (given instanceof Held) throw refuse('options', 'options', given, 'policy');
   only(given, RESPONSE_OPTIONS, 'function');
   const index = readingOf(given.reading);
   const policy = handleOf('policy', given.policy, Policy, true);
