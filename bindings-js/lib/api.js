@@ -34,7 +34,7 @@ export { run, retryFetch } from './helpers.js';
 
 /**
  * Outcome constructors owned by the core: `fromHttp(status, retryAfter,
- * retryAfterMs, nowUnixMs)`, `fromHttpResponse(status, headers, nowUnixMs, reading)`
+ * retryAfterMs, nowUnixMs)`, `fromHttpResponse(status, headers, nowUnixMs, reading or {reading, policy})`
  * and `fromFailure(failure)`.
  */
 export const Outcome = Object.freeze({

@@ -2,7 +2,10 @@
 // `Outcome.fromHttpResponse`, `Outcome.fromFailure`; the header readers are
 // lib/functions.js's): the arguments are checked here, the values read by the core.
 import { _outcomeFromHttp, _outcomeFromResponse } from '../wasm/retryplan_js.js';
-import { ms, oneOf, optional, refuse, text, whole, unreadable, MAX_TEXT } from './args.js';
+import { ms, oneOf, only, optional, refuse, text, whole, unreadable, MAX_TEXT } from './args.js';
+import { decided } from './convert.js';
+import { Held, handleOf } from './objects.js';
+import { Policy } from './policy.js';
 import { GUIDANCE_HEADERS } from './constants.js';
 import { FAILURE_OUTCOMES, outcomeOf } from './generated/outcomes.js';
 import { outcomeOfWords } from './records.js';
@@ -40,17 +43,30 @@ export function anyStatus(status) {
   return status;
 }
 
+/** What `Outcome.fromHttpResponse`'s options may hold (`policy` is checked to be a Policy by its handle). */
+const RESPONSE_OPTIONS = { reading: 'string', policy: true };
+
 /**
  * An HTTP response as an outcome, read by the core as in every language: a
  * status outside 100..=599 is a malformed response; otherwise the guidance
  * headers through `headers`, HTTP-dates against `nowUnixMs`, Retry-After read
- * as `reading` says (`"strict"`, the default, or `"lenient"`).
+ * as `reading` says (`"strict"`, the default, or `"lenient"`). `options` is
+ * the reading's name, or `{reading, policy}`: given a policy, the response is
+ * read as its HTTP helpers read one (the core's `Outcome::read_http_response`:
+ * the headers its `server_guidance.headers` names, Retry-After as its
+ * `server_guidance.retry_after_reading` says); a reading and a policy together
+ * are refused by the core.
  */
-export function outcomeFromHttpResponse(status, headers, nowUnixMs, reading) {
+export function outcomeFromHttpResponse(status, headers, nowUnixMs, options) {
   const checked = anyStatus(status);
   const now = ms('nowUnixMs', nowUnixMs);
-  const index = readingOf(reading);
-  return outcomeOfWords(_outcomeFromResponse(checked, guidance(headers), now, index));
+  const given = options !== null && typeof options === 'object' ? options : { reading: options };
+  // A Policy (any object of the wasm's) has no option keys: never read as options with none given.
+  if (given instanceof Held) throw refuse('options', 'options', given, 'policy');
+  only(given, RESPONSE_OPTIONS, 'function');
+  const index = readingOf(given.reading);
+  const policy = handleOf('policy', given.policy, Policy, true);
+  return outcomeOfWords(decided(_outcomeFromResponse(checked, guidance(headers), now, index, policy)));
 }
 
 /** An HTTP response as an outcome from its status and raw Retry-After / retry-after-ms values. */

@@ -559,6 +559,14 @@ export type HeaderLookup =
   | { get(name: string): string | null | undefined }
   | ((name: string) => string | null | undefined);
 
+/** How `Outcome.fromHttpResponse` reads a response: a Retry-After reading, or a policy's (at most one of the two). */
+export interface HttpResponseOptions {
+  /** How Retry-After is read: 'strict' (RFC 9110, the default) or 'lenient'. Not with `policy`. */
+  reading?: RetryAfterReading;
+  /** Read as this policy's HTTP helpers read a response: its `server_guidance.headers` and `retry_after_reading`. */
+  policy?: Policy;
+}
+
 /** Outcome constructors owned by the core. `Outcome.fromHttp === outcomeFromHttp`. */
 export const Outcome: {
   readonly fromHttp: typeof outcomeFromHttp;
@@ -571,13 +579,20 @@ export const Outcome: {
    * x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit with RateLimit-Policy,
    * RateLimit-Reset, X-RateLimit-Reset) through `headers`, HTTP-dates against
    * `nowUnixMs` (`Date.now()`), Retry-After read as `reading` says (default
-   * 'strict'; `retryFetch` reads as its policy says).
+   * 'strict'; `retryFetch` reads as its policy says). The last argument is
+   * the reading, or `{reading, policy}`: given a `policy`, the response is read
+   * as its HTTP helpers read one (only the headers its
+   * `server_guidance.headers` names: Retry-After alone for `retry_after`;
+   * Retry-After read as its `server_guidance.retry_after_reading` says), as
+   * an outcome recorded in an `Operation` or a `Driver` of that policy should
+   * be; `reading` and `policy` together are refused (`invalid_argument`,
+   * field `reading`: the policy carries its reading).
    */
   readonly fromHttpResponse: (
     status: number,
     headers: HeaderLookup,
     nowUnixMs: number,
-    reading?: RetryAfterReading,
+    options?: RetryAfterReading | HttpResponseOptions,
   ) => Outcome;
   /** What a failure means to the engine. */
   readonly fromFailure: (failure: Failure) => Outcome;

@@ -78,6 +78,7 @@ export const RULES = [
   ["grant_foreign", "was issued by another {0}"],
   ["wire_word", "must be {0}, got {1}"],
   ["wire_record_short", "needs {0} words for its kind, got {1}"],
+  ["reading_with_policy", "give `reading` or `policy`, not both: the policy carries its reading (`server_guidance.retry_after_reading`) and its guidance headers (`server_guidance.headers`)"],
   ["selector_twice", "the selector {0:q} is named twice; each name must be unique across the service config"],
   ["retry_and_hedging", "retryPolicy and hedgingPolicy are one of a kind: give at most one"],
   ["no_names", "a method config without names applies to no method; it was skipped"],

@@ -208,8 +208,8 @@ pub fn driver_response(
     let values = guidance_lookup(&values);
     let handed = token_of(token).and_then(|token| {
         with(handle, |driver| {
-            let lookup = |name: &str| values.get(name);
             let (now_ms, status, now_unix_ms) = (now_ms as u64, status as i64, now_unix_ms as u64);
+            let lookup = values.lookup();
             driver
                 .handle_response_after_redirects(now_ms, attempt, token, status, lookup, now_unix_ms, redirected)
                 .map(receipt_js)

@@ -30,22 +30,33 @@ pub fn outcome_from_http(
     ))
 }
 
-/// An HTTP response as an outcome (stored as words, as `_outcomeFromHttp`), read by the core as in every language: a
-/// status outside 100..=599 is a malformed response (the server's fault);
-/// otherwise `values` holds the guidance headers (`GUIDANCE_HEADERS`, in that
-/// order: a string, or `null` when absent), HTTP-dates against `nowUnixMs`,
-/// Retry-After read as `reading` says (its index in `RetryAfterReading::ALL`).
+/// An HTTP response as an outcome (stored as words, as `_outcomeFromHttp`; its
+/// error code returned, or the `RetryplanError`), read by the core as in every
+/// language (`Outcome::read_http_response`): a status outside 100..=599 is a
+/// malformed response (the server's fault); otherwise `values` holds the
+/// guidance headers (`GUIDANCE_HEADERS`, in that order: a string, or `null`
+/// when absent), HTTP-dates against `nowUnixMs`, Retry-After read as `reading`
+/// says (its index in `RetryAfterReading::ALL`), or, given `policy` (a policy's
+/// handle; 0 for none), as that policy's HTTP helpers read a response; both
+/// given is refused.
 #[wasm_bindgen(js_name = _outcomeFromResponse)]
-pub fn outcome_from_response(status: f64, values: Vec<JsValue>, now_unix_ms: f64, reading: Option<u32>) -> JsValue {
+pub fn outcome_from_response(
+    status: f64,
+    values: Vec<JsValue>,
+    now_unix_ms: f64,
+    reading: Option<u32>,
+    policy: u32,
+) -> JsValue {
     // Any whole number is a status a server may send (`lib/http.js` checked
     // it is one): the core reads it as it is.
     let values = guidance_lookup(&values);
-    crate::wire::outcome(&Outcome::from_http_response_with(
-        status as i64,
-        |name| values.get(name),
-        now_unix_ms as u64,
-        crate::args::named_or_default(reading),
-    ))
+    let reading = reading.map(|index| crate::args::named_or_default(Some(index)));
+    crate::either((|| {
+        let policy = if policy == 0 { None } else { Some(crate::objects::policy(policy)?) };
+        let policy = policy.as_deref();
+        let outcome = Outcome::read_http_response(status as i64, values.lookup(), now_unix_ms as u64, reading, policy);
+        Ok(crate::wire::outcome(&outcome.map_err(crate::js_error)?))
+    })())
 }
 
 /// The values of the guidance headers, given in `GUIDANCE_HEADERS` order (a
@@ -62,6 +73,13 @@ impl Guidance {
             None => return None,
         };
         self.0.get(at)?.as_deref()
+    }
+
+    /// The core's header lookup over these values: one type for every reader here (the driver's
+    /// `handle_response` and `_outcomeFromResponse`), so the core's generic reading of a response is
+    /// compiled once into the wasm, not once per call site.
+    pub(crate) fn lookup<'g>(&'g self) -> impl FnMut(&'static str) -> Option<&'g str> + 'g {
+        move |name| self.get(name)
     }
 }
 

@@ -293,6 +293,26 @@ test('Outcome.fromHttpResponse: the core reads the guidance headers through a lo
   );
 });
 
+test('Outcome.fromHttpResponse: the last argument is the reading or {reading, policy}; a policy reads as its helpers do', () => {
+  const urllib3 = Policy.fromConfig({ serverGuidance: { headers: 'retry_after' } });
+  const headers = new Headers({ 'retry-after-ms': '2500', 'retry-after': '1' });
+  const wait = (ms) => ({ type: 'http_status', status: 503, retryAfterMs: ms });
+  assert.deepEqual(Outcome.fromHttpResponse(503, headers, 0, { policy: urllib3 }), wait(1000));
+  assert.deepEqual(Outcome.fromHttpResponse(503, headers, 0, { reading: 'lenient' }), wait(2500));
+  assert.deepEqual(Outcome.fromHttpResponse(503, headers, 0, 'lenient'), wait(2500));
+  assert.deepEqual(Outcome.fromHttpResponse(503, headers, 0, {}), wait(2500));
+  // The refusals: both at once (the core's), a misspelt option, a policy that is none, a policy given bare.
+  assert.equal(
+    errorOf(() => Outcome.fromHttpResponse(503, headers, 0, { reading: 'strict', policy: urllib3 })).field,
+    'reading',
+  );
+  assert.equal(errorOf(() => Outcome.fromHttpResponse(503, headers, 0, { polcy: urllib3 })).field, 'polcy');
+  assert.equal(errorOf(() => Outcome.fromHttpResponse(503, headers, 0, { policy: {} })).field, 'policy');
+  assert.equal(errorOf(() => Outcome.fromHttpResponse(503, headers, 0, urllib3)).field, 'options');
+  assert.equal(errorOf(() => Outcome.fromHttpResponse(503, headers, 0, 7)).field, 'reading');
+  urllib3.free();
+});
+
 test('Outcome.fromFailure: what each failure of the vocabulary means to the engine', () => {
   const notSent = [
     'dns_lookup_failed',

@@ -746,15 +746,19 @@ export function runCase(api, testCase, failures, run = { lean: false, skipped: [
       call = () =>
         api.parseRateLimitReset(field(testCase, 'value', 'string'), field(testCase, 'now_unix_ms', 'number'));
       break;
-    case 'http_response':
-      call = () =>
+    case 'http_response': {
+      const read = (options) =>
         api.Outcome.fromHttpResponse(
           field(testCase, 'status', 'number'),
           new Headers(testCase.headers),
           field(testCase, 'now_unix_ms', 'number'),
-          'reading' in testCase ? field(testCase, 'reading', 'string') : undefined,
+          options,
         );
+      const reading = 'reading' in testCase ? field(testCase, 'reading', 'string') : undefined;
+      // Without a policy, the reading as the last argument; with one, both in the options (refused together).
+      call = 'policy' in testCase ? withPolicy((policy) => read({ policy, reading })) : () => read(reading);
       break;
+    }
     case 'retry_after_ms':
       call = () => api.parseRetryAfterMsHeader(field(testCase, 'value', 'string'));
       break;

@@ -27,35 +27,46 @@ pub fn outcome_from_http(
 /// (names in any case; a repeated header's lines joined by ", "), read the
 /// core's one way: the first guidance header that asks for a wait wins
 /// (retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After read
-/// as `reading` says, RateLimit with RateLimit-Policy, RateLimit-Reset,
-/// X-RateLimit-Reset). A status outside
-/// 100..=599 is a lost connection (the server's fault).
-#[uniffi::export]
+/// as `reading` says, strict when absent, RateLimit with RateLimit-Policy,
+/// RateLimit-Reset, X-RateLimit-Reset). A status outside
+/// 100..=599 is a lost connection (the server's fault). Given a `policy`, read
+/// as its HTTP helpers read a response (`Outcome::read_http_response`: the
+/// guidance headers its `server_guidance.headers` names, Retry-After as its
+/// `server_guidance.retry_after_reading` says), as an outcome recorded in an
+/// operation or a driver of that policy should be; a `reading` beside it is
+/// refused (`InvalidArgument` naming `reading`: the policy carries its reading).
+#[uniffi::export(default(reading = None, policy = None))]
 pub fn outcome_from_http_response(
     status: i32,
     headers: std::collections::HashMap<String, String>,
     now_unix_ms: i64,
-    reading: rp::headers::retry_after::RetryAfterReading,
+    reading: Option<rp::headers::retry_after::RetryAfterReading>,
+    policy: Option<std::sync::Arc<crate::policy::Policy>>,
 ) -> Result<Outcome> {
     read_http_response(status, &headers, now_unix_ms, |status, lookup, now_unix_ms| {
-        rp::Outcome::from_http_response_with(status, lookup, now_unix_ms, reading)
+        let policy = policy.as_deref().map(|policy| &policy.0);
+        rp::Outcome::read_http_response(status, lookup, now_unix_ms, reading, policy)
     })
 }
 
 /// `status`, `headers` (names in any case) and `now_unix_ms` checked, then read by `read` (the core's
-/// `Outcome::from_http_response_with`, or a policy's `http_outcome`, which reads the headers it names).
+/// `Outcome::read_http_response`, or a policy's `http_outcome`, which reads the headers it names).
 pub(crate) fn read_http_response<'h>(
     status: i32,
     headers: &'h std::collections::HashMap<String, String>,
     now_unix_ms: i64,
-    read: impl FnOnce(u16, &mut dyn FnMut(&'static str) -> Option<&'h str>, u64) -> rp::Outcome,
+    read: impl FnOnce(
+        u16,
+        &mut dyn FnMut(&'static str) -> Option<&'h str>,
+        u64,
+    ) -> core::result::Result<rp::Outcome, rp::Error>,
 ) -> Result<Outcome> {
     let status = u16::try_from(status)
         .map_err(|_| crate::invalid("status", format!("must be a whole number in 0..=65535, got {status}")))?;
     let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
     let mut lookup =
         |name: &str| headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str());
-    Ok(read(status, &mut lookup, now_unix_ms).into())
+    Ok(read(status, &mut lookup, now_unix_ms)?.into())
 }
 
 /// The whole message of the typed ending a helper throws for `decision`, the

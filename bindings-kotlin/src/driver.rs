@@ -84,7 +84,7 @@ impl Driver {
     pub fn read_response(&self, status: i32, headers: HashMap<String, String>, now_unix_ms: i64) -> Result<Outcome> {
         let policy = *lock(&self.0).operation().policy();
         read_http_response(status, &headers, now_unix_ms, |status, lookup, now_unix_ms| {
-            policy.http_outcome(status, lookup, now_unix_ms)
+            Ok(policy.http_outcome(status, lookup, now_unix_ms))
         })
     }
 

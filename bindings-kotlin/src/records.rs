@@ -142,8 +142,9 @@ pub enum Outcome {
     HttpStatus {
         /// The status, 100..=599. 1xx-3xx count as success.
         status: i32,
-        /// A Retry-After delay already converted to milliseconds from now (see `parseRetryAfter`, or build it with
-        /// `outcomeFromHttpResponse`).
+        /// A Retry-After delay already converted to milliseconds from now (see `parseRetryAfter`, or build the outcome
+        /// with `outcomeFromHttpResponse` given the operation's policy, which reads the guidance headers as its HTTP
+        /// helpers do).
         #[uniffi(default)]
         retry_after_ms: Option<i64>,
         /// The service's error code (AWS: `ThrottlingException`, `SlowDown`, ...), read with

@@ -123,18 +123,26 @@ impl PyOutcome {
     /// A response's outcome from its status and headers (a dict, read whatever the letter case of its
     /// keys, or a mapping whose `get` finds the lower-case names of `GUIDANCE_HEADERS`), read the engine's one way; a status outside 100..=599 is
     /// `malformed_response`, the server's fault. `Retry-After` is read as `reading` says
-    /// (`"strict"`, the default, or `"lenient"`).
+    /// (`"strict"`, the default, or `"lenient"`); given a `policy`, the response is read as its HTTP helpers read
+    /// it (`Outcome::read_http_response`: the guidance headers its `server_guidance.headers` names, `Retry-After` as
+    /// its `server_guidance.retry_after_reading` says), and a `reading` beside it is refused.
     #[staticmethod]
-    #[pyo3(signature = (status, headers, *, now_unix = None, now_unix_ms = None, reading = None))]
+    #[pyo3(signature = (status, headers, *, now_unix = None, now_unix_ms = None, reading = None, policy = None))]
     fn from_http_response(
         status: &Bound<'_, PyAny>,
         headers: &Bound<'_, PyAny>,
         now_unix: Arg,
         now_unix_ms: Arg,
         reading: Arg,
+        policy: Arg,
     ) -> Res<PyOutcome> {
-        let reading = reading_arg(reading)?;
-        response_outcome(status, headers, NOW_UNIX.read(now_unix, now_unix_ms)?, reading)
+        let reading = reading.map(|reading| by_name::<RetryAfterReading>("reading", reading)).transpose()?;
+        let policy = policy.map(|policy| class_arg::<PyPolicy>("policy", policy)).transpose()?;
+        let now = NOW_UNIX.read(now_unix, now_unix_ms)?;
+        let head = ResponseHead::read(status, headers)?;
+        let lookup = |name: &str| head.headers.get(name);
+        let policy = policy.map(|policy| &*policy.inner);
+        Ok(outcome(Outcome::read_http_response(head.status, lookup, now, reading, policy)?))
     }
 
     /// The outcome's kind, as in JSON's `type`: the core's name of it (`wire::OutcomeKind`).
@@ -280,25 +288,5 @@ impl ResponseHead {
         let status = status.extract::<i64>().unwrap_or(beyond);
         let names = GUIDANCE_HEADERS.into_iter().chain([retryplan::propagation::RETRYPLAN_RETRYABLE]);
         Ok(ResponseHead { status, headers: Headers::read(headers, names)? })
-    }
-}
-
-/// A response's status and headers as an outcome, read the core's one way with
-/// Retry-After read as `reading` says (the caller's word, or a policy's).
-pub(crate) fn response_outcome(
-    status: &Bound<'_, PyAny>,
-    headers: &Bound<'_, PyAny>,
-    now: u64,
-    reading: RetryAfterReading,
-) -> Res<PyOutcome> {
-    let head = ResponseHead::read(status, headers)?;
-    Ok(outcome(Outcome::from_http_response_with(head.status, |name| head.headers.get(name), now, reading)))
-}
-
-/// How Retry-After is read: `"strict"` (RFC 9110, the default) or `"lenient"`.
-pub(crate) fn reading_arg(obj: Arg) -> Res<RetryAfterReading> {
-    match obj {
-        None => Ok(RetryAfterReading::Strict),
-        Some(obj) => by_name("reading", obj),
     }
 }

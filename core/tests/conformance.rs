@@ -694,7 +694,12 @@ fn run_case(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<String
                 headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).and_then(|(_, value)| value.as_str())
             };
             let now_unix_ms = u64_field(case, "now_unix_ms").expect("now_unix_ms");
-            Ok(to_value(&Outcome::from_http_response_with(status, lookup, now_unix_ms, reading(case))))
+            let reading = case.contains_key("reading").then(|| reading(case));
+            let policy = case.contains_key("policy").then(|| policy(case)).transpose();
+            policy.and_then(|policy| {
+                Outcome::read_http_response(status, lookup, now_unix_ms, reading, policy.as_ref())
+                    .map(|outcome| to_value(&outcome))
+            })
         }
         "retry_after_ms" => {
             parse_retry_after_ms_header(str_field(case, "value")).map(|ms| json!(ms)).map_err(Error::from)

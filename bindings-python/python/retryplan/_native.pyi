@@ -236,7 +236,12 @@ class Outcome:
     @overload
     @staticmethod
     def from_http_response(
-        status: int, headers: _Headers, *, now_unix: float, reading: RetryAfterReadingName = "strict"
+        status: int,
+        headers: _Headers,
+        *,
+        now_unix: float,
+        reading: Optional[RetryAfterReadingName] = None,
+        policy: Optional[Policy] = None,
     ) -> Outcome:
         """A response's outcome from its status and headers, read the engine's one way.
 
@@ -249,11 +254,23 @@ class Outcome:
         ``x-ms-retry-after-ms``, ``x-amz-retry-after``, ``Retry-After`` (read as
         ``reading`` says), ``RateLimit`` (with ``RateLimit-Policy``),
         ``RateLimit-Reset``, ``X-RateLimit-Reset``.
+
+        Given a ``policy``, the response is read as its HTTP helpers read it: only the guidance
+        headers its ``server_guidance.headers`` names (``"retry_after"``, what ``compat.from_urllib3``
+        writes: ``Retry-After`` alone), ``Retry-After`` read as its ``server_guidance.retry_after_reading``
+        says; an outcome recorded in an ``Operation`` or a ``Driver`` of that policy should be read so.
+        ``reading`` (``"strict"`` when neither is given) and ``policy`` together are refused
+        (``InvalidArgumentError`` naming ``reading``): the policy carries its reading.
         """
     @overload
     @staticmethod
     def from_http_response(
-        status: int, headers: _Headers, *, now_unix_ms: int, reading: RetryAfterReadingName = "strict"
+        status: int,
+        headers: _Headers,
+        *,
+        now_unix_ms: int,
+        reading: Optional[RetryAfterReadingName] = None,
+        policy: Optional[Policy] = None,
     ) -> Outcome: ...
     @property
     def kind(self) -> str:

@@ -19,9 +19,11 @@ use crate::tables;
 const ERROR: &str = "RetryplanError";
 
 /// The core's items JS has under another name, by their last two path segments: what `lib/index.d.ts` exports
-/// for them (the error's accessors are its properties; a policy and a dependency are made by `fromConfig`).
-const JS_NAMES: [(&str, &str); 7] = [
+/// for them (the error's accessors are its properties; a policy and a dependency are made by `fromConfig`; the
+/// standalone reader with its optional reading and policy is `Outcome.fromHttpResponse`).
+const JS_NAMES: [(&str, &str); 8] = [
     ("profiles::NAMES", "profileNames()"),
+    ("Outcome::read_http_response", "Outcome.fromHttpResponse"),
     ("Policy::new", "Policy.fromConfig"),
     ("Dependency::new", "Dependency.fromConfig"),
     ("Error::code", "RetryplanError.code"),
@@ -204,6 +206,7 @@ mod tests {
                 ("IncomingContext::read", "IncomingContext.read"),
                 ("Repeatability::effective", "Repeatability.effective"),
                 ("Outcome::from_http_response", "Outcome.fromHttpResponse"),
+                ("Outcome::read_http_response", "Outcome.fromHttpResponse"),
                 ("Policy::new", "Policy.fromConfig"),
                 ("Dependency::new", "Dependency.fromConfig"),
                 ("RetryBudget::new", "new RetryBudget()"),
@@ -271,8 +274,11 @@ mod tests {
         let lib = crate::workspace_root().join("bindings-js/lib");
         let declared =
             ["index.d.ts", "tools.d.ts"].map(|file| std::fs::read_to_string(lib.join(file)).unwrap()).concat();
+        // A class, or an object of functions (`Outcome`).
         let class = |name: &str| -> &str {
-            let start = declared.find(&format!("export class {name} ")).unwrap_or_else(|| panic!("no class {name}"));
+            let start = (declared.find(&format!("export class {name} ")))
+                .or_else(|| declared.find(&format!("export const {name}: {{")))
+                .unwrap_or_else(|| panic!("no class {name}"));
             &declared[start..start + declared[start..].find("\n}").unwrap()]
         };
         for (_, js) in JS_NAMES {

@@ -18,11 +18,13 @@ use crate::tables;
 
 /// The core's items Kotlin has under another name, by their last two path segments: the functions
 /// `bindings-kotlin/src` exports for them (a call for a value's).
-const KOTLIN_NAMES: [(&str, &str); 5] = [
+const KOTLIN_NAMES: [(&str, &str); 6] = [
     ("Verdict::UNKNOWN_ERROR", "unknownErrorVerdict()"),
     ("profiles::NAMES", "profileNames()"),
     ("Outcome::from_http", "outcomeFromHttp"),
     ("Outcome::from_http_response", "outcomeFromHttpResponse"),
+    // The standalone reader with its optional reading and policy: Kotlin's is the same function.
+    ("Outcome::read_http_response", "outcomeFromHttpResponse"),
     ("Driver::with_incoming", "driverWithIncoming"),
 ];
 
@@ -157,6 +159,7 @@ mod tests {
                 ("Verdict::UNKNOWN_ERROR", "unknownErrorVerdict()"),
                 ("profiles::NAMES", "profileNames()"),
                 ("Outcome::from_http_response", "outcomeFromHttpResponse"),
+                ("Outcome::read_http_response", "outcomeFromHttpResponse"),
                 ("Driver::with_incoming", "driverWithIncoming"),
                 ("Error::ConfigViolations", "RetryplanException.ConfigViolations"),
                 ("retryplan::Error", "RetryplanException"),

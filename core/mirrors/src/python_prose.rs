@@ -15,10 +15,12 @@ use crate::tables::{self, Py};
 /// The core's items whose Python name is not their Rust one, by their last two path segments: the module
 /// constants `bindings-python/src/lib.rs` adds, and the driver's option `Driver(record_events=True)` takes
 /// (Python has no `DriverOptions`).
-const PYTHON_NAMES: [(&str, &str); 3] = [
+const PYTHON_NAMES: [(&str, &str); 4] = [
     ("Verdict::UNKNOWN_ERROR", "UNKNOWN_ERROR_VERDICT"),
     ("profiles::NAMES", "PROFILE_NAMES"),
     ("DriverOptions::record_events", "record_events=True"),
+    // The standalone reader with its optional reading and policy: Python's is the one method.
+    ("Outcome::read_http_response", "Outcome.from_http_response"),
 ];
 
 /// What Python says in words for a code span of the core that names nothing Python has: the core's type of an
@@ -174,6 +176,7 @@ mod tests {
                 ("Verdict::UNKNOWN_ERROR", "UNKNOWN_ERROR_VERDICT"),
                 ("profiles::NAMES", "PROFILE_NAMES"),
                 ("DriverOptions::record_events", "record_events=True"),
+                ("Outcome::read_http_response", "Outcome.from_http_response"),
                 ("Error::ConfigViolations", "ConfigViolationsError"),
                 ("Decision::Reconcile", "Reconcile"),
                 ("u64::MAX", "2**64 - 1"),

@@ -97,8 +97,9 @@ pub enum Outcome {
         /// The status, 100..=599. 1xx-3xx count as success.
         status: u16,
         /// A Retry-After delay already converted to milliseconds from now
-        /// (see [`parse_retry_after`](crate::headers::retry_after::parse_retry_after), or build it with
-        /// [`Outcome::from_http_response`]).
+        /// (see [`parse_retry_after`](crate::headers::retry_after::parse_retry_after), or build the outcome
+        /// with [`Outcome::read_http_response`] given the operation's policy, which reads the guidance
+        /// headers as its HTTP helpers do).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         retry_after_ms: Option<u64>,
         /// The service's error code (AWS: `ThrottlingException`, `SlowDown`,

@@ -161,6 +161,55 @@ impl Outcome {
         http_status_outcome(status.into(), &mut header, now_unix_ms, reading, GuidanceHeaders::All)
     }
 
+    /// A response's outcome as the standalone readers every binding exports
+    /// read it (Python's `Outcome.from_http_response`, JS's
+    /// `Outcome.fromHttpResponse`, Kotlin's `outcomeFromHttpResponse`), so
+    /// that an outcome a host builds itself and records in an operation or a
+    /// driver is the one the helpers would read:
+    ///
+    /// - given a `policy`, exactly as [`Policy::http_outcome`] reads: the
+    ///   guidance headers its `server_guidance.headers` names, `Retry-After`
+    ///   as its `server_guidance.retry_after_reading` says;
+    /// - without one, [`Outcome::from_http_response_with`]: every guidance
+    ///   header, `Retry-After` as `reading` says (strict when absent).
+    ///
+    /// ```
+    /// use retryplan::{Outcome, Policy};
+    /// use retryplan::headers::retry_after::RetryAfterReading;
+    /// let urllib3 = Policy::from_json(r#"{"server_guidance": {"headers": "retry_after"}}"#).unwrap();
+    /// let headers = [("retry-after-ms", "2500"), ("retry-after", "1")];
+    /// let lookup = |name: &str| headers.iter().find(|(key, _)| *key == name).map(|(_, value)| *value);
+    /// let wait = |ms| Ok(Outcome::HttpStatus { status: 503, retry_after_ms: Some(ms), error_code: None });
+    /// assert_eq!(Outcome::read_http_response(503, lookup, 0, None, Some(&urllib3)), wait(1_000));
+    /// assert_eq!(Outcome::read_http_response(503, lookup, 0, None, None), wait(2_500));
+    /// let both = Outcome::read_http_response(503, lookup, 0, Some(RetryAfterReading::Strict), Some(&urllib3));
+    /// assert!(matches!(both, Err(retryplan::Error::InvalidArgument { field: "reading", .. })));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `reading` when both `reading` and
+    /// `policy` are given: the policy carries its reading, and one of the two
+    /// would be ignored.
+    pub fn read_http_response<'a>(
+        status: impl Into<i64>,
+        mut header: impl FnMut(&'static str) -> Option<&'a str>,
+        now_unix_ms: u64,
+        reading: Option<RetryAfterReading>,
+        policy: Option<&Policy>,
+    ) -> Result<Outcome, Error> {
+        match (reading, policy) {
+            (Some(_), Some(_)) => Err(Error::InvalidArgument { field: "reading", rule: message!(ReadingWithPolicy) }),
+            (None, Some(policy)) => Ok(policy.http_outcome(status, header, now_unix_ms)),
+            (reading, None) => Ok(http_status_outcome(
+                status.into(),
+                &mut header,
+                now_unix_ms,
+                reading.unwrap_or(RetryAfterReading::Strict),
+                GuidanceHeaders::All,
+            )),
+        }
+    }
+
     /// An HTTP outcome from the status and the raw server-guidance headers:
     /// [`Outcome::from_http_response`] for a response whose only guidance
     /// headers are `Retry-After` and `retry-after-ms` (either may be absent).

@@ -208,6 +208,8 @@ rules! {
     WireWord = "wire_word": "must be {0}, got {1}",
     /// A wire record shorter than its kind needs: the words needed, the words given.
     WireRecordShort = "wire_record_short": "needs {0} words for its kind, got {1}",
+    /// A standalone reader of a response given both a `Retry-After` reading and a policy, which carries its own.
+    ReadingWithPolicy = "reading_with_policy": "give `reading` or `policy`, not both: the policy carries its reading (`server_guidance.retry_after_reading`) and its guidance headers (`server_guidance.headers`)",
 
     // gRPC service configs.
     /// A client-side cap on maxAttempts below 2: the cap.

@@ -31,15 +31,21 @@ internal fun guidance(header: (String) -> String?): Map<String, String> {
  * the lower-case names in [GUIDANCE_HEADERS] ([header] returns null for an
  * absent one), read by the core the one way every language reads them: which
  * header wins, Retry-After as delta-seconds or an HTTP-date (against the wall
- * clock [nowUnixMs], read as [reading] says), an unreadable value as no
+ * clock [nowUnixMs], read as [reading] says, strict when null), an unreadable value as no
  * guidance, and a status outside 100..=599 as `malformed_response` (never an error).
+ * Given a [policy], read as its HTTP helpers read a response: the guidance
+ * headers its `server_guidance.headers` names (`Retry-After` alone for
+ * `retry_after`), `Retry-After` read as its `server_guidance.retry_after_reading`
+ * says; [reading] beside it is refused (`RetryplanException.InvalidArgument`
+ * naming `reading`: the policy carries its reading).
  */
 fun outcomeFromHttpResponse(
     status: Int,
     nowUnixMs: Long = System.currentTimeMillis(),
-    reading: RetryAfterReading = RetryAfterReading.STRICT,
+    reading: RetryAfterReading? = null,
+    policy: Policy? = null,
     header: (String) -> String?,
-): Outcome = outcomeFromHttpResponse(status, guidance(header), nowUnixMs, reading)
+): Outcome = outcomeFromHttpResponse(status, guidance(header), nowUnixMs, reading, policy)
 
 /**
  * A response's outcome as every HTTP helper reads it: [outcomeFromHttpResponse]

@@ -331,9 +331,16 @@ class ConformanceTest {
             "http_response" -> answer {
                 @Suppress("UNCHECKED_CAST")
                 val headers = case["headers"] as Map<String, String>
-                VectorJson.outcomeJson(
-                    outcomeFromHttpResponse(long(case, "status").toInt(), headers, long(case, "now_unix_ms"), reading(case)),
-                )
+                // Only what the case gives: a reading and a policy together are refused.
+                val reading = if ("reading" in case) reading(case) else null
+                val policy = if ("policy" in case) policy(case) else null
+                try {
+                    VectorJson.outcomeJson(
+                        outcomeFromHttpResponse(long(case, "status").toInt(), headers, long(case, "now_unix_ms"), reading, policy),
+                    )
+                } finally {
+                    policy?.close()
+                }
             }
 
             "retry_after_ms" -> answer { parseRetryAfterMsHeader(string(case, "value")) }
