@@ -4,7 +4,7 @@
 use super::config::RetryLayer;
 use super::config::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceHeaders, GuidanceMode, Idempotency,
-    JitterConfig, PolicyConfig, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
+    JitterConfig, PolicyConfig, HEDGED_ATTEMPTS, MAX_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
     POLLY_MAX_BASE_MS,
 };
 use super::retry_limits::{MethodSet, RetryLimits};
@@ -16,7 +16,7 @@ use super::validated::{
 use alloc::vec::Vec;
 
 use crate::config::error::{ConfigKind, Error, Violation};
-use crate::config::value::item;
+use crate::config::value::{item, Bounded};
 use crate::ground::codes::GrpcCode;
 use crate::ground::message::{message, Message};
 use crate::ground::named::Named;
@@ -100,6 +100,11 @@ impl Checker {
         self.violations.push(Violation::new(field, message));
     }
 
+    /// A whole number outside its field's range, in the words its reader uses too.
+    fn bounded(&mut self, field: &str, bounded: Bounded, value: u32) {
+        self.violations.extend(bounded.check(field, value));
+    }
+
     fn ms(&mut self, field: &str, value: u64) {
         if value > MAX_MS {
             self.fail(field, message!(MsAboveMax, alloc::string::String::from(field), value, MAX_MS));
@@ -147,9 +152,7 @@ impl Policy {
         let mut check = Checker { violations: Vec::new() };
         let c = config;
 
-        if !(1..=MAX_ATTEMPTS_LIMIT).contains(&c.max_attempts) {
-            check.fail("max_attempts", message!(MaxAttemptsRange, c.max_attempts, MAX_ATTEMPTS_LIMIT));
-        }
+        check.bounded("max_attempts", MAX_ATTEMPTS, c.max_attempts);
         if c.total_timeout_ms == 0 {
             check.fail("total_timeout_ms", message!(TotalTimeoutZero));
         }
@@ -297,17 +300,7 @@ impl Policy {
         let retry_methods = c.retry_methods.as_ref().map(|methods| MethodSet::new(methods, &mut check.violations));
         if let Some(hedging) = c.hedging {
             check.ms("hedging.delay_ms", hedging.delay_ms);
-            if !(1..=MAX_HEDGED_ATTEMPTS).contains(&hedging.max_hedged_attempts) {
-                check.fail(
-                    "hedging.max_hedged_attempts",
-                    message!(
-                        OutOfRange,
-                        "hedging.max_hedged_attempts",
-                        hedging.max_hedged_attempts,
-                        MAX_HEDGED_ATTEMPTS
-                    ),
-                );
-            }
+            check.bounded("hedging.max_hedged_attempts", HEDGED_ATTEMPTS, hedging.max_hedged_attempts);
             if c.idempotency == Idempotency::Unsafe {
                 check.fail("hedging", message!(HedgingUnsafe));
             }
