@@ -125,11 +125,18 @@ impl Checker {
             if (100..=599).contains(status) {
                 set.insert(*status);
             } else {
-                self.fail(field, message!(StatusOutOfRange, field, index, *status));
+                // The item, as a reading error names it (`retry_on.http_statuses[1]`).
+                self.fail(&item(field, index), message!(StatusOutOfRange, field, index, *status));
             }
         }
         set
     }
+}
+
+/// Each item of `list` with its index, the first of equal items only: a
+/// violation of an item names its first place as written.
+fn first_places<T: PartialEq>(list: &[T]) -> impl Iterator<Item = (usize, &T)> {
+    list.iter().enumerate().filter(move |(index, value)| !list.iter().take(*index).any(|earlier| earlier == *value))
 }
 
 fn grpc_set(codes: &[GrpcCode]) -> GrpcCodeSet {
@@ -255,32 +262,40 @@ impl Policy {
                 classification.retry_http.insert(status);
             }
         }
-        for status in classification.conflict_http.iter() {
+        // Each of these is about one item, so it names the item (its first
+        // place in the list as written), as a reading error does.
+        let conflicts = first_places(&c.conflict.http_statuses).filter(|(_, status)| (100..=599).contains(*status));
+        for (index, &status) in conflicts {
+            let field = item("conflict.http_statuses", index);
             if status < 400 {
-                check.fail("conflict.http_statuses", message!(ConflictNotError, status));
+                check.fail(&field, message!(ConflictNotError, &field, status));
             }
             if classification.retry_http.contains(status) {
-                check.fail("conflict.http_statuses", message!(ConflictAlsoRetried, status));
+                check.fail(&field, message!(ConflictAlsoRetried, &field, status));
             }
         }
         // A 2xx may be retried: polling a 202 until the work is done (urllib3's
         // `status_forcelist` takes any status). 1xx are interim and 3xx are the
-        // HTTP client's to follow.
-        for status in classification.retry_http.iter().filter(|status| *status < 200 || (300..400).contains(status)) {
-            check.fail("retry_on.http_statuses", message!(RetriedNotError, status));
+        // HTTP client's to follow. (`all_server_errors` adds only 5xx.)
+        let success = |status: &u16| (100..200).contains(status) || (300..400).contains(status);
+        for (index, &status) in first_places(&c.retry_on.http_statuses).filter(|(_, status)| success(status)) {
+            let field = item("retry_on.http_statuses", index);
+            check.fail(&field, message!(RetriedNotError, &field, status));
         }
-        for code in classification.conflict_grpc.iter() {
-            if classification.retry_grpc.contains(code) {
-                check.fail("conflict.grpc_codes", message!(GrpcConflictAlsoRetried, code.name()));
+        for (index, code) in first_places(&c.conflict.grpc_codes) {
+            if classification.retry_grpc.contains(*code) {
+                let field = item("conflict.grpc_codes", index);
+                check.fail(&field, message!(GrpcConflictAlsoRetried, &field, code.name()));
             }
         }
-        for (field, set) in [
+        for (list, codes) in [
             ("retry_on.grpc_codes", &c.retry_on.grpc_codes),
             ("ambiguous.grpc_codes", &c.ambiguous.grpc_codes),
             ("conflict.grpc_codes", &c.conflict.grpc_codes),
         ] {
-            if set.contains(&GrpcCode::Ok) {
-                check.fail(field, message!(GrpcOkListed, field));
+            if let Some(index) = codes.iter().position(|code| *code == GrpcCode::Ok) {
+                let field = item(list, index);
+                check.fail(&field, message!(GrpcOkListed, &field));
             }
         }
 
@@ -441,12 +456,47 @@ mod tests {
             panic!("expected invalid policy");
         };
         let fields: Vec<&str> = violations.iter().map(|v| v.field.as_str()).collect();
+        // A bad item of a list is named by its own path, as a reading error names it.
         assert_eq!(
             fields,
-            ["max_attempts", "backoff.cap_ms", "backoff.multiplier", "jitter.ratio", "retry_on.http_statuses"]
+            ["max_attempts", "backoff.cap_ms", "backoff.multiplier", "jitter.ratio", "retry_on.http_statuses[1]"]
         );
         assert_eq!(violations[1].message, "backoff.cap_ms (100) must be >= backoff.base_ms (200)");
         assert_eq!(violations[4].message, "retry_on.http_statuses[1] (700) must be an HTTP status in 100..=599");
+    }
+
+    #[test]
+    fn a_violation_of_one_item_names_the_item_at_its_first_place_as_written() {
+        let mut config = PolicyConfig::default();
+        config.retry_on.http_statuses = vec![503, 304, 304];
+        config.retry_on.grpc_codes = vec![GrpcCode::Unavailable, GrpcCode::Ok];
+        config.conflict.http_statuses = vec![409, 302, 302, 503];
+        config.conflict.grpc_codes = vec![GrpcCode::Aborted, GrpcCode::Unavailable];
+        let Err(Error::ConfigViolations { violations, .. }) = Policy::new(&config) else { panic!("expected invalid") };
+        let said: Vec<(&str, String)> = violations.iter().map(|v| (v.field.as_str(), v.message.to_string())).collect();
+        assert_eq!(
+            said,
+            [
+                ("conflict.http_statuses[1]", "conflict.http_statuses[1] (302) must be an error status (>= 400)".into()),
+                (
+                    "conflict.http_statuses[3]",
+                    "conflict.http_statuses[3] (503) must not also be in retry_on.http_statuses: a conflict is redone, \
+                     not repeated"
+                        .into()
+                ),
+                (
+                    "retry_on.http_statuses[1]",
+                    "retry_on.http_statuses[1] (304) must be a 2xx (polled again) or an error status (>= 400): 1xx \
+                     and 3xx count as success"
+                        .into()
+                ),
+                (
+                    "conflict.grpc_codes[1]",
+                    "conflict.grpc_codes[1] (unavailable) must not also be in retry_on.grpc_codes".into()
+                ),
+                ("retry_on.grpc_codes[1]", "retry_on.grpc_codes[1] (ok) must not be listed: it counts as success".into()),
+            ]
+        );
     }
 
     #[test]

@@ -165,16 +165,16 @@ rules! {
     BaseZero = "base_zero": "backoff.base_ms (0) must be >= 1 for {0} backoff (use kind \"constant\" for immediate retries)",
     /// Decorrelated jitter from a base of 0.
     DecorrelatedNeedsBase = "decorrelated_needs_base": "jitter.kind decorrelated needs backoff.base_ms >= 1 (it grows from the base)",
-    /// A conflict status below 400: status.
-    ConflictNotError = "conflict_not_error": "conflict.http_statuses ({0}) must be an error status (>= 400)",
-    /// A status both conflict and retried: status.
-    ConflictAlsoRetried = "conflict_also_retried": "conflict.http_statuses ({0}) must not also be in retry_on.http_statuses: a conflict is redone, not repeated",
-    /// A retried status below 400: status.
-    RetriedNotError = "retried_not_error": "retry_on.http_statuses ({0}) must be a 2xx (polled again) or an error status (>= 400): 1xx and 3xx count as success",
-    /// A gRPC code both conflict and retried: code.
-    GrpcConflictAlsoRetried = "grpc_conflict_also_retried": "conflict.grpc_codes ({0}) must not also be in retry_on.grpc_codes",
-    /// `ok` in a list of gRPC failures: field.
-    GrpcOkListed = "grpc_ok_listed": "{0} must not list ok: it counts as success",
+    /// A conflict status below 400: the item's field, status.
+    ConflictNotError = "conflict_not_error": "{0} ({1}) must be an error status (>= 400)",
+    /// A status both conflict and retried: the item's field, status.
+    ConflictAlsoRetried = "conflict_also_retried": "{0} ({1}) must not also be in retry_on.http_statuses: a conflict is redone, not repeated",
+    /// A retried 1xx or 3xx status: the item's field, status.
+    RetriedNotError = "retried_not_error": "{0} ({1}) must be a 2xx (polled again) or an error status (>= 400): 1xx and 3xx count as success",
+    /// A gRPC code both conflict and retried: the item's field, code.
+    GrpcConflictAlsoRetried = "grpc_conflict_also_retried": "{0} ({1}) must not also be in retry_on.grpc_codes",
+    /// `ok` in a list of gRPC failures: the item's field.
+    GrpcOkListed = "grpc_ok_listed": "{0} (ok) must not be listed: it counts as success",
     /// A whole number out of its range: field, value, the largest.
     OutOfRange = "out_of_range": "{0} ({1}) must be in 1..={2}",
     /// Hedging an unsafe operation.
