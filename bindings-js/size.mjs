@@ -163,8 +163,14 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * profile's suggestion and `max_attempts`' own reader, +329 B on theirs; a
  * key the host gives an operation winning over a served request's caller's,
  * and `idempotencyKey` refused under its JS name): 121047 B, so 121100 B.
+ * Then session 21: every whole-number field with a rule of its own states it
+ * for what no u32 holds (the core's `Bounded`: `retry_limits.*`,
+ * `hedging.max_hedged_attempts`, a budget's `max_tokens`, read and validated
+ * by one rule), and a violation of one item of a list names the item, found
+ * in the list as written: 121791 B, against 121047 B for the base built in
+ * the same run, +744 B, so 121900 B.
  */
-const LIMIT = 121_100;
+const LIMIT = 121_900;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the
@@ -202,8 +208,12 @@ const LIMIT = 121_100;
  * gives an operation winning over a served request's caller's; each
  * attempt's fetch following the caller's signal too): 56806 B on the merged
  * tree, +1130 B against 55676 B, so 56900 B.
+ * Then session 21's whole-number rules (LIMIT above; here a budget's
+ * `max_tokens` checked by its `Bounded`, the runtime's one such field):
+ * 56993 B, against 56806 B for the base built in the same run, +187 B, so
+ * 57100 B.
  */
-const RUNTIME_LIMIT = 56_900;
+const RUNTIME_LIMIT = 57_100;
 /**
  * The limit of the lean browser runtime (`retryplan/lean`, which the bundler
  * plugin's `runtime: 'lean'` builds a page with): the browser runtime without

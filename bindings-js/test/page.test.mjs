@@ -86,8 +86,13 @@ import { serve } from './serve.mjs';
  * attempt's fetch following the caller's signal too): 58428 B (45187 +
  * 13241) and 64057 B (50044 + 14013), +972 B and +1093 B against 57456 B
  * and 62964 B. So 58500 B and 64150 B.
+ * Session 21's whole-number rules (a budget's `max_tokens` checked by the
+ * core's `Bounded`, in the browser runtime's controls; size.mjs's
+ * RUNTIME_LIMIT): the shop page 64245 B (50231 + 14014), +188 B of wasm
+ * against 64057 B (50044 + 14013); the checkout page (lean: no controls)
+ * 58430 B, +2 B. So the shop page's gate is 64300 B.
  */
-const GATE = { checkout: 58_500, shop: 64_150 };
+const GATE = { checkout: 58_500, shop: 64_300 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 
