@@ -314,20 +314,23 @@ mod tests {
         use crate::Policy;
         let hedged = r#"{"idempotency": "idempotent", "hedging": {"delay_ms": 10, "max_hedged_attempts": VALUE}}"#;
         let cases = [
-            ("max_attempts", r#"{"max_attempts": VALUE}"#, "101", Rule::MaxAttemptsRange),
-            ("hedging.max_hedged_attempts", hedged, "5", Rule::OutOfRange),
-            ("retry_limits.connect", r#"{"retry_limits": {"connect": VALUE}}"#, "100", Rule::RetryLimitRange),
-            ("retry_limits.read", r#"{"retry_limits": {"read": VALUE}}"#, "100", Rule::RetryLimitRange),
-            ("retry_limits.status", r#"{"retry_limits": {"status": VALUE}}"#, "100", Rule::RetryLimitRange),
-            ("retry_limits.other", r#"{"retry_limits": {"other": VALUE}}"#, "100", Rule::RetryLimitRange),
+            ("max_attempts", r#"{"max_attempts": VALUE}"#, "101", MAX_ATTEMPTS),
+            ("hedging.max_hedged_attempts", hedged, "5", HEDGED_ATTEMPTS),
+            ("retry_limits.connect", r#"{"retry_limits": {"connect": VALUE}}"#, "100", RETRY_LIMIT),
+            ("retry_limits.read", r#"{"retry_limits": {"read": VALUE}}"#, "100", RETRY_LIMIT),
+            ("retry_limits.status", r#"{"retry_limits": {"status": VALUE}}"#, "100", RETRY_LIMIT),
+            ("retry_limits.other", r#"{"retry_limits": {"other": VALUE}}"#, "100", RETRY_LIMIT),
         ];
-        for (field, config, refused, rule) in cases {
+        for (field, config, refused, bounded) in cases {
+            let rule = bounded.rule;
             let error = Policy::from_json(&config.replace("VALUE", refused)).unwrap_err();
             let Error::ConfigViolations { violations, .. } = &error else { panic!("{field}: {error}") };
             let [violation] = violations.as_slice() else { panic!("{field}: {error}") };
             assert_eq!((violation.field.as_str(), violation.message.rule()), (field, rule), "{error}");
             let validated = violation.message.to_string();
-            assert!(validated.starts_with(&format!("{field} ({refused}) must be in ")), "{validated}");
+            // The rule's words say the range it checks.
+            let range = format!("{field} ({refused}) must be in {}..={}", bounded.min, bounded.max);
+            assert!(validated.starts_with(&range), "{validated}");
             for (written, shown) in
                 [("4294967296", "4294967296"), ("-1", "-1"), ("2.5", "2.5"), (r#""3""#, r#"the string "3""#)]
             {
