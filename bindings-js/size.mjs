@@ -174,8 +174,15 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * run (56536 B, -270 B; lean 51863 B, -168 B): the binding's two readers of a
  * response (the driver's and `_outcomeFromResponse`) now hand the core one
  * lookup type, so its generic reading is compiled into the wasm once.
+ * And session 21: every whole-number field with a rule of its own states it
+ * for what no u32 holds (the core's `Bounded`: `retry_limits.*`,
+ * `hedging.max_hedged_attempts`, a budget's `max_tokens`, read and validated
+ * by one rule), and a violation of one item of a list names the item, found
+ * in the list as written: 121791 B, against 121047 B for the base built in
+ * the same run, +744 B, so 121900 B.
+ * Both, merged: 121990 B (+943 B against 121047 B), so 122050 B.
  */
-const LIMIT = 121_300;
+const LIMIT = 122_050;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the
@@ -213,6 +220,9 @@ const LIMIT = 121_300;
  * gives an operation winning over a served request's caller's; each
  * attempt's fetch following the caller's signal too): 56806 B on the merged
  * tree, +1130 B against 55676 B, so 56900 B.
+ * Session 21's whole-number rules (LIMIT above; here a budget's `max_tokens`
+ * checked by its `Bounded`) added 187 B, and its one reader of a response
+ * took 270 B off: 56734 B merged, so the limit stays 56900 B.
  */
 const RUNTIME_LIMIT = 56_900;
 /**

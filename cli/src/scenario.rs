@@ -69,6 +69,24 @@ pub const MAX_ATTEMPTS_PER_OPERATION: u64 = 100_000;
 /// The deepest layered variant.
 pub const MAX_LAYERS: u32 = 6;
 
+/// The scenario's whole-number fields with a rule of their own, by their
+/// path in the scenario: the range [`check`] enforces, which the reader
+/// states too for what is no `u32` at all (-1, 2^32, a string), as the
+/// core's readers do for a policy's `max_attempts`: one field, one rule.
+/// `capacity.queue_limit` has none (any `u32` is a queue's length), so it
+/// keeps the `u32`'s range.
+const WHOLE_NUMBER_RULES: [(&str, u32, u32); 3] =
+    [("clients", 1, 100_000), ("capacity.workers", 1, 1_000_000), ("layers", 1, MAX_LAYERS)];
+
+/// The rule of the whole number at `field` (a path in the scenario), in
+/// words, when `value` (as written: `0`, `-1`, `the string "3"`) breaks it;
+/// `None` when the field has no rule of its own or `value` keeps it.
+fn whole_number_rule(field: &str, value: &str) -> Option<String> {
+    let (_, min, max) = WHOLE_NUMBER_RULES.iter().find(|(name, ..)| *name == field)?;
+    let kept = value.parse::<u32>().is_ok_and(|number| (*min..=*max).contains(&number));
+    (!kept).then(|| format!("scenario.{field} ({value}) must be in {min}..={max}"))
+}
+
 /// How arrivals are spread in time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -416,7 +434,7 @@ fn in_words(message: &str, path: &str) -> String {
         _ => return message.to_owned(),
     };
     let found = found.trim_start_matches("type: ").trim_start_matches("value: ");
-    let found = match found.split_once(' ') {
+    let found_words = match found.split_once(' ') {
         Some(("integer" | "floating", value)) => {
             format!("the number {}", value.trim_start_matches("point ").trim_matches('`'))
         }
@@ -428,7 +446,12 @@ fn in_words(message: &str, path: &str) -> String {
         Some(("unit", "value")) => "null".to_owned(),
         _ => found.to_owned(),
     };
-    format!("expected {limit}, found {found}")
+    // A field with a rule of its own states it, the value as its rule's violation shows it.
+    let value = found_words.strip_prefix("the number ").unwrap_or(&found_words);
+    match whole_number_rule(path, value) {
+        Some(rule) if expected == "u32" => rule,
+        _ => format!("expected {limit}, found {found_words}"),
+    }
 }
 
 /// The field serde's "missing field `x`" names.
@@ -567,11 +590,10 @@ fn check(c: &ScenarioConfig) -> Vec<Violation> {
             );
         }
     }
-    if !(1..=100_000).contains(&c.clients) {
-        fail("clients", format!("scenario.clients ({}) must be in 1..=100000", c.clients));
-    }
-    if !(1..=1_000_000).contains(&c.capacity.workers) {
-        fail("capacity.workers", format!("scenario.capacity.workers ({}) must be in 1..=1000000", c.capacity.workers));
+    for (field, value) in [("clients", c.clients), ("capacity.workers", c.capacity.workers)] {
+        if let Some(rule) = whole_number_rule(field, &value.to_string()) {
+            fail(field, rule);
+        }
     }
     let hour = 3_600_000;
     match c.service_time {
@@ -593,8 +615,8 @@ fn check(c: &ScenarioConfig) -> Vec<Violation> {
     if c.network_ms > hour {
         fail("network_ms", format!("scenario.network_ms ({}) must be <= {hour} (one hour)", c.network_ms));
     }
-    if !(1..=MAX_LAYERS).contains(&c.layers) {
-        fail("layers", format!("scenario.layers ({}) must be in 1..={MAX_LAYERS}", c.layers));
+    if let Some(rule) = whole_number_rule("layers", &c.layers.to_string()) {
+        fail("layers", rule);
     }
     let mut previous_end = 0;
     for (index, phase) in c.phases.iter().enumerate() {

@@ -205,6 +205,62 @@ fn max_attempts_beyond_any_count_is_refused_with_the_policy_s_own_rule_not_the_u
 }
 
 #[test]
+fn a_whole_number_beyond_any_count_is_refused_with_its_field_s_own_rule_not_the_u32_range() {
+    // Each field with a rule of its own, in a plan that is otherwise valid: what no u32 holds states
+    // the rule its validation states for 0 (or one past its range), at the same field.
+    let scenario = |field: &str, value: &str| {
+        let (clients, workers, layers) = match field {
+            "clients" => (value, "4", "2"),
+            "capacity.workers" => ("1", value, "2"),
+            _ => ("1", "4", value),
+        };
+        format!(
+            r#"{{"policy": {{}}, "scenario": {{"duration_ms": 1000, "arrivals_per_second": 1, "clients": {clients},
+                "capacity": {{"workers": {workers}, "queue_limit": 4}}, "service_time": {{"kind": "constant", "ms": 10}},
+                "layers": {layers}}}}}"#
+        )
+    };
+    let policy = |field: &str, value: &str| match field {
+        "retry_limits.connect" => format!(r#"{{"policy": {{"retry_limits": {{"connect": {value}}}}}}}"#),
+        _ => format!(
+            r#"{{"policy": {{"idempotency": "idempotent", "hedging": {{"delay_ms": 10, "max_hedged_attempts": {value}}}}}}}"#
+        ),
+    };
+    let dependency = |_: &str, value: &str| {
+        format!(
+            r#"{{"policy": {{}}, "dependency": {{"budget": {{"kind": "token_bucket", "max_tokens": {value}, "token_ratio": 1}}}}}}"#
+        )
+    };
+    // A plan with `value` written for the field.
+    type Plan = fn(&str, &str) -> String;
+    let plans: [(&str, &str, &str, Plan); 6] = [
+        ("scenario.clients", "0", "must be in 1..=100000", scenario),
+        ("scenario.capacity.workers", "0", "must be in 1..=1000000", scenario),
+        ("scenario.layers", "0", "must be in 1..=6", scenario),
+        ("policy.retry_limits.connect", "100", "must be in 0..=99 (no policy makes more attempts)", policy),
+        ("policy.hedging.max_hedged_attempts", "0", "must be in 1..=4", policy),
+        ("dependency.budget.max_tokens", "0", "must be in 1..=1000", dependency),
+    ];
+    for (field, refused, rule, plan) in plans {
+        let inner = field.split_once('.').map_or(field, |(_, inner)| inner);
+        for (written, shown) in
+            [(refused, refused), ("4294967296", "4294967296"), ("-1", "-1"), ("\"3\"", "the string \"3\"")]
+        {
+            let path = scratch("whole_numbers.json", &plan(inner, written));
+            let out = retryplan(&["check", &path]);
+            assert_eq!(out.code, 1, "{field} {written}: {}", out.stdout);
+            let expected = format!("{field} ({shown}) {rule}");
+            assert_eq!(out.stdout.lines().nth(1).map(str::trim_start), Some(expected.as_str()), "{}", out.stdout);
+        }
+    }
+    // A field whose rule is the u32's own keeps its words.
+    let path =
+        scratch("queue_limit.json", &scenario("clients", "1").replace(r#""queue_limit": 4"#, r#""queue_limit": -1"#));
+    let out = retryplan(&["check", &path]);
+    assert!(out.stdout.contains("expected a whole number from 0 to 4294967295, found the number -1"), "{}", out.stdout);
+}
+
+#[test]
 fn check_reports_every_problem_in_one_run_with_suggestions() {
     // The issue's file: a misspelt field, a jitter name where an object goes,
     // and a cap below the base. One run, three problems, exit 1.

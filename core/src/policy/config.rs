@@ -8,7 +8,9 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::config::error_code::ErrorCodeTable;
+use crate::config::value::Bounded;
 use crate::ground::codes::{GrpcCode, TransportFailure};
+use crate::ground::message::Rule;
 use crate::headers::retry_after::RetryAfterReading;
 
 /// The most hedges that may run beside the first attempt.
@@ -16,6 +18,15 @@ pub const MAX_HEDGED_ATTEMPTS: u32 = 4;
 
 /// The most attempts a policy may allow (first attempt included).
 pub const MAX_ATTEMPTS_LIMIT: u32 = 100;
+
+/// The policy's whole-number fields with a rule of their own, validated and
+/// read by the same [`Bounded`]: `max_attempts` (the first attempt included).
+pub(crate) const MAX_ATTEMPTS: Bounded = Bounded { min: 1, max: MAX_ATTEMPTS_LIMIT, rule: Rule::MaxAttemptsRange };
+/// `hedging.max_hedged_attempts`.
+pub(crate) const HEDGED_ATTEMPTS: Bounded = Bounded { min: 1, max: MAX_HEDGED_ATTEMPTS, rule: Rule::OutOfRange };
+/// Each `retry_limits.*`: a limit of `n` allows `n` retries, so fewer than
+/// `max_attempts` can ever make.
+pub(crate) const RETRY_LIMIT: Bounded = Bounded { min: 0, max: MAX_ATTEMPTS_LIMIT - 1, rule: Rule::RetryLimitRange };
 
 /// How long one attempt may run.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

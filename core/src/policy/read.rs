@@ -6,34 +6,19 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::config::MAX_ATTEMPTS_LIMIT;
 use super::config::{
     AttemptTimeoutConfig, BackoffConfig, HedgingConfig, JitterConfig, PolicyConfig, PropagationConfig,
     RedeliveryConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
 };
+use super::config::{HEDGED_ATTEMPTS, MAX_ATTEMPTS, RETRY_LIMIT};
 use super::names::JitterKind;
 use crate::config::error::Error;
 
 use crate::config::value::{
     expected, join, list, one_of, optional, read_error, read_name, tagged, Fields, FromValue, Value,
 };
-use crate::ground::message::{message, Arg, Rule};
+use crate::ground::message::{message, Rule};
 use crate::ground::named::Named;
-
-/// `max_attempts`: what is no count of attempts at all (-1, 2^32, 2.5, a
-/// string) is refused with the policy's own rule for it, as validating
-/// refuses 0 or 101 (`max_attempts (4294967296) must be in 1..=100 (it
-/// counts the first attempt: ...)`), not with the range of the 32-bit
-/// integer it is kept in.
-fn read_max_attempts(value: &Value, path: &str) -> Result<u32, Error> {
-    u32::from_value(value, path).map_err(|_| {
-        let found = match value {
-            Value::Number(number) => number.arg(),
-            other => Arg::from(other.describe()),
-        };
-        read_error(path, message!(MaxAttemptsRange, found, MAX_ATTEMPTS_LIMIT))
-    })
-}
 
 /// The fields of a policy object, in the order `to_json` writes them.
 const POLICY_FIELDS: &[&str] = &[
@@ -78,7 +63,7 @@ impl PolicyConfig {
             let path = fields.path(key);
             let path = path.as_str();
             match key {
-                "max_attempts" => config.max_attempts = read_max_attempts(item, path)?,
+                "max_attempts" => config.max_attempts = MAX_ATTEMPTS.read(item, path)?,
                 "total_timeout_ms" => config.total_timeout_ms = u64::from_value(item, path)?,
                 TOTAL_TIMEOUT_OLD_NAME if fields.get("total_timeout_ms").is_some() => {
                     let message = message!(BothOldAndNewName, "total_timeout_ms", TOTAL_TIMEOUT_OLD_NAME);
@@ -238,10 +223,10 @@ fn read_status_rule(value: &Value, path: &str) -> Result<StatusGuidanceConfig, E
 fn read_retry_limits(value: &Value, path: &str) -> Result<RetryLimitsConfig, Error> {
     let fields = Fields::new(value, path, &["connect", "read", "status", "other"])?;
     Ok(RetryLimitsConfig {
-        connect: fields.optional("connect", u32::from_value)?,
-        read: fields.optional("read", u32::from_value)?,
-        status: fields.optional("status", u32::from_value)?,
-        other: fields.optional("other", u32::from_value)?,
+        connect: fields.optional_bounded("connect", RETRY_LIMIT)?,
+        read: fields.optional_bounded("read", RETRY_LIMIT)?,
+        status: fields.optional_bounded("status", RETRY_LIMIT)?,
+        other: fields.optional_bounded("other", RETRY_LIMIT)?,
     })
 }
 
@@ -257,7 +242,7 @@ fn read_hedging(value: &Value, path: &str) -> Result<HedgingConfig, Error> {
     let fields = Fields::new(value, path, &["delay_ms", "max_hedged_attempts"])?;
     Ok(HedgingConfig {
         delay_ms: fields.required("delay_ms")?,
-        max_hedged_attempts: fields.required("max_hedged_attempts")?,
+        max_hedged_attempts: fields.required_bounded("max_hedged_attempts", HEDGED_ATTEMPTS)?,
     })
 }
 
@@ -317,6 +302,47 @@ mod tests {
         assert_eq!(error.code(), "invalid_config");
         // Of the whole text: no field to name, and no empty one (`at \`\``).
         assert!(error.to_string().starts_with("invalid policy configuration: trailing characters"), "{error}");
+    }
+
+    /// Each whole-number field with a rule of its own: a value its type
+    /// holds and validation refuses (its words), and what is no such number
+    /// at all (the reader's): the same field, the same rule, the same words
+    /// but for the value. The config is JSON with `VALUE` for the field's.
+    #[test]
+    fn a_number_beyond_its_type_is_refused_with_the_rule_validation_states() {
+        use crate::config::error::ConfigKind;
+        use crate::Policy;
+        let hedged = r#"{"idempotency": "idempotent", "hedging": {"delay_ms": 10, "max_hedged_attempts": VALUE}}"#;
+        let cases = [
+            ("max_attempts", r#"{"max_attempts": VALUE}"#, "101", MAX_ATTEMPTS),
+            ("hedging.max_hedged_attempts", hedged, "5", HEDGED_ATTEMPTS),
+            ("retry_limits.connect", r#"{"retry_limits": {"connect": VALUE}}"#, "100", RETRY_LIMIT),
+            ("retry_limits.read", r#"{"retry_limits": {"read": VALUE}}"#, "100", RETRY_LIMIT),
+            ("retry_limits.status", r#"{"retry_limits": {"status": VALUE}}"#, "100", RETRY_LIMIT),
+            ("retry_limits.other", r#"{"retry_limits": {"other": VALUE}}"#, "100", RETRY_LIMIT),
+        ];
+        for (field, config, refused, bounded) in cases {
+            let rule = bounded.rule;
+            let error = Policy::from_json(&config.replace("VALUE", refused)).unwrap_err();
+            let Error::ConfigViolations { violations, .. } = &error else { panic!("{field}: {error}") };
+            let [violation] = violations.as_slice() else { panic!("{field}: {error}") };
+            assert_eq!((violation.field.as_str(), violation.message.rule()), (field, rule), "{error}");
+            let validated = violation.message.to_string();
+            // The rule's words say the range it checks.
+            let range = format!("{field} ({refused}) must be in {}..={}", bounded.min, bounded.max);
+            assert!(validated.starts_with(&range), "{validated}");
+            for (written, shown) in
+                [("4294967296", "4294967296"), ("-1", "-1"), ("2.5", "2.5"), (r#""3""#, r#"the string "3""#)]
+            {
+                let error = PolicyConfig::from_json(&config.replace("VALUE", written)).unwrap_err();
+                let Error::InvalidConfig { config: ConfigKind::Policy, field: at, message } = &error else {
+                    panic!("{field} {written}: {error}")
+                };
+                assert_eq!((&**at, message.rule()), (field, rule), "{error}");
+                let expected = validated.replacen(&format!("({refused})"), &format!("({shown})"), 1);
+                assert_eq!(message.to_string(), expected, "{field} {written}");
+            }
+        }
     }
 
     #[test]

@@ -29,7 +29,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::config::{RetryLimitsConfig, MAX_ATTEMPTS_LIMIT};
+use super::config::{RetryLimitsConfig, RETRY_LIMIT};
 use crate::config::error::Violation;
 use crate::config::value::join;
 use crate::ground::message::message;
@@ -85,7 +85,7 @@ impl RetryLimits {
     }
 
     /// The limits of a compiled form, indexed by [`FailureKind`]: its reader
-    /// refuses a limit of [`MAX_ATTEMPTS_LIMIT`] or more before they come here.
+    /// refuses a limit of [`MAX_ATTEMPTS_LIMIT`](super::MAX_ATTEMPTS_LIMIT) or more before they come here.
     pub(super) fn from_limits(limits: [Option<u32>; 4]) -> RetryLimits {
         RetryLimits { limits }
     }
@@ -94,10 +94,8 @@ impl RetryLimits {
         let fields =
             [("connect", config.connect), ("read", config.read), ("status", config.status), ("other", config.other)];
         for (name, limit) in fields {
-            if let Some(limit) = limit.filter(|limit| *limit >= MAX_ATTEMPTS_LIMIT) {
-                let field = join("retry_limits", name);
-                let message = message!(LimitTooHigh, &field, limit, MAX_ATTEMPTS_LIMIT);
-                violations.push(Violation { field, message });
+            if let Some(limit) = limit {
+                violations.extend(RETRY_LIMIT.check(&join("retry_limits", name), limit));
             }
         }
         RetryLimits { limits: [config.connect, config.read, config.status, config.other] }

@@ -4,7 +4,7 @@
 use super::config::RetryLayer;
 use super::config::{
     AboveCap, AttemptTimeoutConfig, BackoffConfig, BackoffKind, GuidanceHeaders, GuidanceMode, Idempotency,
-    JitterConfig, PolicyConfig, MAX_ATTEMPTS_LIMIT, MAX_HEDGED_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
+    JitterConfig, PolicyConfig, HEDGED_ATTEMPTS, MAX_ATTEMPTS, MAX_MULTIPLIER, MAX_REDELIVERY_DELAYS,
     POLLY_MAX_BASE_MS,
 };
 use super::retry_limits::{MethodSet, RetryLimits};
@@ -16,7 +16,7 @@ use super::validated::{
 use alloc::vec::Vec;
 
 use crate::config::error::{ConfigKind, Error, Violation};
-use crate::config::value::item;
+use crate::config::value::{item, Bounded};
 use crate::ground::codes::GrpcCode;
 use crate::ground::message::{message, Message};
 use crate::ground::named::Named;
@@ -100,6 +100,11 @@ impl Checker {
         self.violations.push(Violation::new(field, message));
     }
 
+    /// A whole number outside its field's range, in the words its reader uses too.
+    fn bounded(&mut self, field: &str, bounded: Bounded, value: u32) {
+        self.violations.extend(bounded.check(field, value));
+    }
+
     fn ms(&mut self, field: &str, value: u64) {
         if value > MAX_MS {
             self.fail(field, message!(MsAboveMax, alloc::string::String::from(field), value, MAX_MS));
@@ -120,11 +125,18 @@ impl Checker {
             if (100..=599).contains(status) {
                 set.insert(*status);
             } else {
-                self.fail(field, message!(StatusOutOfRange, field, index, *status));
+                // The item, as a reading error names it (`retry_on.http_statuses[1]`).
+                self.fail(&item(field, index), message!(StatusOutOfRange, field, index, *status));
             }
         }
         set
     }
+}
+
+/// Each item of `list` with its index, the first of equal items only: a
+/// violation of an item names its first place as written.
+fn first_places<T: PartialEq>(list: &[T]) -> impl Iterator<Item = (usize, &T)> {
+    list.iter().enumerate().filter(move |(index, value)| !list.iter().take(*index).any(|earlier| earlier == *value))
 }
 
 fn grpc_set(codes: &[GrpcCode]) -> GrpcCodeSet {
@@ -147,9 +159,7 @@ impl Policy {
         let mut check = Checker { violations: Vec::new() };
         let c = config;
 
-        if !(1..=MAX_ATTEMPTS_LIMIT).contains(&c.max_attempts) {
-            check.fail("max_attempts", message!(MaxAttemptsRange, c.max_attempts, MAX_ATTEMPTS_LIMIT));
-        }
+        check.bounded("max_attempts", MAX_ATTEMPTS, c.max_attempts);
         if c.total_timeout_ms == 0 {
             check.fail("total_timeout_ms", message!(TotalTimeoutZero));
         }
@@ -252,32 +262,40 @@ impl Policy {
                 classification.retry_http.insert(status);
             }
         }
-        for status in classification.conflict_http.iter() {
+        // Each of these is about one item, so it names the item (its first
+        // place in the list as written), as a reading error does.
+        let conflicts = first_places(&c.conflict.http_statuses).filter(|(_, status)| (100..=599).contains(*status));
+        for (index, &status) in conflicts {
+            let field = item("conflict.http_statuses", index);
             if status < 400 {
-                check.fail("conflict.http_statuses", message!(ConflictNotError, status));
+                check.fail(&field, message!(ConflictNotError, &field, status));
             }
             if classification.retry_http.contains(status) {
-                check.fail("conflict.http_statuses", message!(ConflictAlsoRetried, status));
+                check.fail(&field, message!(ConflictAlsoRetried, &field, status));
             }
         }
         // A 2xx may be retried: polling a 202 until the work is done (urllib3's
         // `status_forcelist` takes any status). 1xx are interim and 3xx are the
-        // HTTP client's to follow.
-        for status in classification.retry_http.iter().filter(|status| *status < 200 || (300..400).contains(status)) {
-            check.fail("retry_on.http_statuses", message!(RetriedNotError, status));
+        // HTTP client's to follow. (`all_server_errors` adds only 5xx.)
+        let success = |status: &u16| (100..200).contains(status) || (300..400).contains(status);
+        for (index, &status) in first_places(&c.retry_on.http_statuses).filter(|(_, status)| success(status)) {
+            let field = item("retry_on.http_statuses", index);
+            check.fail(&field, message!(RetriedNotError, &field, status));
         }
-        for code in classification.conflict_grpc.iter() {
-            if classification.retry_grpc.contains(code) {
-                check.fail("conflict.grpc_codes", message!(GrpcConflictAlsoRetried, code.name()));
+        for (index, code) in first_places(&c.conflict.grpc_codes) {
+            if classification.retry_grpc.contains(*code) {
+                let field = item("conflict.grpc_codes", index);
+                check.fail(&field, message!(GrpcConflictAlsoRetried, &field, code.name()));
             }
         }
-        for (field, set) in [
+        for (list, codes) in [
             ("retry_on.grpc_codes", &c.retry_on.grpc_codes),
             ("ambiguous.grpc_codes", &c.ambiguous.grpc_codes),
             ("conflict.grpc_codes", &c.conflict.grpc_codes),
         ] {
-            if set.contains(&GrpcCode::Ok) {
-                check.fail(field, message!(GrpcOkListed, field));
+            if let Some(index) = codes.iter().position(|code| *code == GrpcCode::Ok) {
+                let field = item(list, index);
+                check.fail(&field, message!(GrpcOkListed, &field));
             }
         }
 
@@ -297,17 +315,7 @@ impl Policy {
         let retry_methods = c.retry_methods.as_ref().map(|methods| MethodSet::new(methods, &mut check.violations));
         if let Some(hedging) = c.hedging {
             check.ms("hedging.delay_ms", hedging.delay_ms);
-            if !(1..=MAX_HEDGED_ATTEMPTS).contains(&hedging.max_hedged_attempts) {
-                check.fail(
-                    "hedging.max_hedged_attempts",
-                    message!(
-                        OutOfRange,
-                        "hedging.max_hedged_attempts",
-                        hedging.max_hedged_attempts,
-                        MAX_HEDGED_ATTEMPTS
-                    ),
-                );
-            }
+            check.bounded("hedging.max_hedged_attempts", HEDGED_ATTEMPTS, hedging.max_hedged_attempts);
             if c.idempotency == Idempotency::Unsafe {
                 check.fail("hedging", message!(HedgingUnsafe));
             }
@@ -448,12 +456,47 @@ mod tests {
             panic!("expected invalid policy");
         };
         let fields: Vec<&str> = violations.iter().map(|v| v.field.as_str()).collect();
+        // A bad item of a list is named by its own path, as a reading error names it.
         assert_eq!(
             fields,
-            ["max_attempts", "backoff.cap_ms", "backoff.multiplier", "jitter.ratio", "retry_on.http_statuses"]
+            ["max_attempts", "backoff.cap_ms", "backoff.multiplier", "jitter.ratio", "retry_on.http_statuses[1]"]
         );
         assert_eq!(violations[1].message, "backoff.cap_ms (100) must be >= backoff.base_ms (200)");
         assert_eq!(violations[4].message, "retry_on.http_statuses[1] (700) must be an HTTP status in 100..=599");
+    }
+
+    #[test]
+    fn a_violation_of_one_item_names_the_item_at_its_first_place_as_written() {
+        let mut config = PolicyConfig::default();
+        config.retry_on.http_statuses = vec![503, 304, 304];
+        config.retry_on.grpc_codes = vec![GrpcCode::Unavailable, GrpcCode::Ok];
+        config.conflict.http_statuses = vec![409, 302, 302, 503];
+        config.conflict.grpc_codes = vec![GrpcCode::Aborted, GrpcCode::Unavailable];
+        let Err(Error::ConfigViolations { violations, .. }) = Policy::new(&config) else { panic!("expected invalid") };
+        let said: Vec<(&str, String)> = violations.iter().map(|v| (v.field.as_str(), v.message.to_string())).collect();
+        assert_eq!(
+            said,
+            [
+                ("conflict.http_statuses[1]", "conflict.http_statuses[1] (302) must be an error status (>= 400)".into()),
+                (
+                    "conflict.http_statuses[3]",
+                    "conflict.http_statuses[3] (503) must not also be in retry_on.http_statuses: a conflict is redone, \
+                     not repeated"
+                        .into()
+                ),
+                (
+                    "retry_on.http_statuses[1]",
+                    "retry_on.http_statuses[1] (304) must be a 2xx (polled again) or an error status (>= 400): 1xx \
+                     and 3xx count as success"
+                        .into()
+                ),
+                (
+                    "conflict.grpc_codes[1]",
+                    "conflict.grpc_codes[1] (unavailable) must not also be in retry_on.grpc_codes".into()
+                ),
+                ("retry_on.grpc_codes[1]", "retry_on.grpc_codes[1] (ok) must not be listed: it counts as success".into()),
+            ]
+        );
     }
 
     #[test]

@@ -558,8 +558,8 @@ mod tests {
     fn a_bad_item_leaves_the_rest_of_its_list_checked_at_the_indices_as_written() {
         let found = problems(r#"{"retry_on": {"http_statuses": [503, "x", 700]}}"#);
         let fields: Vec<&str> = found.iter().map(|(field, _)| field.as_str()).collect();
-        assert_eq!(fields, ["retry_on.http_statuses[1]", "retry_on.http_statuses"]);
-        // 700 is item 2 as written (item 1 once "x" was left out): its message says so.
+        assert_eq!(fields, ["retry_on.http_statuses[1]", "retry_on.http_statuses[2]"]);
+        // 700 is item 2 as written (item 1 once "x" was left out): its field and message say so.
         assert_eq!(found[1].1, "retry_on.http_statuses[2] (700) must be an HTTP status in 100..=599");
     }
 

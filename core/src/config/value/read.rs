@@ -7,7 +7,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{excerpt, item, join, Number, Value};
-use crate::config::error::{ConfigKind, Error};
+use crate::config::error::{ConfigKind, Error, Violation};
 use crate::ground::message::{message, Arg, Message, Rule};
 use crate::ground::named::Named;
 use crate::ground::suggest::did_you_mean;
@@ -133,6 +133,51 @@ impl FromValue for u32 {
     fn from_value(value: &Value, path: &str) -> Result<Self, Error> {
         // In range by the check, so the conversion cannot fail.
         whole(value, path, u64::from(u32::MAX)).map(|number| u32::try_from(number).unwrap_or(u32::MAX))
+    }
+}
+
+/// A whole-number field with a rule of its own: the range its
+/// configuration's validation enforces (`max_attempts` in 1..=100,
+/// `budget.max_tokens` in 1..=1000) and the [`Rule`] that words it, with the
+/// arguments field, value found, `max`. Validation refuses a number outside
+/// the range with it ([`Bounded::check`]); the reader ([`Bounded::read`])
+/// refuses with the same words what is no whole number of the type at all
+/// (2^32, -1, 2.5, a string), not with the range of the `u32` it is kept in:
+/// one field, one rule, whichever step finds the mistake.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bounded {
+    /// The least value the rule allows.
+    pub(crate) min: u32,
+    /// The largest value the rule allows.
+    pub(crate) max: u32,
+    /// The words of the rule: field, value, `max`.
+    pub(crate) rule: Rule,
+}
+
+impl Bounded {
+    /// The rule's message for `found` at `field`.
+    #[cold]
+    #[inline(never)]
+    fn message(self, field: &str, found: Arg) -> Message {
+        Message::new(self.rule, alloc::vec![Arg::from(String::from(field)), found, Arg::from(self.max)])
+    }
+
+    /// Reads the field's `u32` at `path`; what is no `u32` at all is refused
+    /// with the field's rule. A `u32` outside the range is read: validation
+    /// refuses it with every other broken rule.
+    pub(crate) fn read(self, value: &Value, path: &str) -> Result<u32, Error> {
+        u32::from_value(value, path).map_err(|_| {
+            let found = match value {
+                Value::Number(number) => number.arg(),
+                other => Arg::from(other.describe()),
+            };
+            read_error(path, self.message(path, found))
+        })
+    }
+
+    /// The violation at `field` when `value` is outside the range.
+    pub(crate) fn check(self, field: &str, value: u32) -> Option<Violation> {
+        (!(self.min..=self.max).contains(&value)).then(|| Violation::new(field, self.message(field, value.into())))
     }
 }
 
@@ -265,6 +310,22 @@ impl<'a> Fields<'a> {
         match self.get(key) {
             Some(value) => read(value, &self.path(key)),
             None => Err(read_error(&self.path(key), message!(MissingField, String::from(key)))),
+        }
+    }
+
+    /// `key` read as `bounded`'s field; it must be present.
+    pub(crate) fn required_bounded(&self, key: &str, bounded: Bounded) -> Result<u32, Error> {
+        match self.get(key) {
+            Some(value) => bounded.read(value, &self.path(key)),
+            None => Err(read_error(&self.path(key), message!(MissingField, String::from(key)))),
+        }
+    }
+
+    /// `key` read as `bounded`'s field; absent or `null` is `None`.
+    pub(crate) fn optional_bounded(&self, key: &str, bounded: Bounded) -> Result<Option<u32>, Error> {
+        match self.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => bounded.read(value, &self.path(key)).map(Some),
         }
     }
 

@@ -4,8 +4,13 @@
 use serde::Serialize;
 
 use crate::config::error::{ConfigKind, Error};
-use crate::config::value::{tagged, Value};
+use crate::config::value::{tagged, Bounded, Value};
+use crate::ground::message::Rule;
 use crate::ground::named::Named;
+
+/// A token bucket's `max_tokens`, validated and read by the same rule
+/// (gRPC's: a bucket of 1 to 1000 tokens).
+pub(crate) const MAX_TOKENS: Bounded = Bounded { min: 1, max: 1000, rule: Rule::OutOfRange };
 
 /// The budget model and its numbers (JSON: `{"kind": "token_bucket", ...}`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -72,7 +77,7 @@ impl BudgetConfig {
         })?;
         Ok(match kind {
             BudgetKind::TokenBucket => BudgetConfig::TokenBucket {
-                max_tokens: fields.required("max_tokens")?,
+                max_tokens: fields.required_bounded("max_tokens", MAX_TOKENS)?,
                 token_ratio: fields.required("token_ratio")?,
             },
             BudgetKind::Ratio => BudgetConfig::Ratio {

@@ -48,6 +48,7 @@ use crate::ground::window::SlidingWindow;
 mod config;
 
 pub use config::BudgetConfig;
+use config::MAX_TOKENS;
 
 /// Why a retry is asked for, as a quota prices it: the class of the failure
 /// being retried.
@@ -173,9 +174,8 @@ impl RetryBudget {
         let mut fail = |field: String, message: Message| violations.push(Violation { field, message });
         let state = match *config {
             BudgetConfig::TokenBucket { max_tokens, token_ratio } => {
-                if !(1..=1000).contains(&max_tokens) {
-                    let field = at("max_tokens");
-                    fail(field.clone(), message!(OutOfRange, field, max_tokens, 1000u32));
+                if let Some(violation) = MAX_TOKENS.check(&at("max_tokens"), max_tokens) {
+                    fail(violation.field, violation.message);
                 }
                 let ratio_milli = match permille_of(token_ratio, 0.0, f64::from(max_tokens.max(1)), true) {
                     Ok(value) => u64::from(value),
@@ -481,6 +481,7 @@ fn not_a_quota(call: &'static str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ground::message::Rule;
 
     fn ratio(retry_ratio: f64, min_retries_per_second: u32) -> RetryBudget {
         RetryBudget::new(&BudgetConfig::Ratio { retry_ratio, min_retries_per_second, window_ms: 1_000 }).unwrap()
@@ -628,5 +629,29 @@ mod tests {
         let Error::ConfigViolations { config: ConfigKind::Budget, violations } = error else { panic!() };
         let fields: Vec<_> = violations.iter().map(|v| v.field.as_str()).collect();
         assert_eq!(fields, ["max_tokens", "token_ratio"]);
+    }
+
+    #[test]
+    fn max_tokens_beyond_any_count_is_refused_with_the_bucket_s_rule_at_its_field() {
+        // Validation's words for 1001; the reader's for what no u32 holds, in a budget and in a dependency.
+        let error = RetryBudget::new(&BudgetConfig::TokenBucket { max_tokens: 1001, token_ratio: 1.0 }).unwrap_err();
+        let Error::ConfigViolations { violations, .. } = error else { panic!() };
+        assert_eq!(violations[0].message.to_string(), "max_tokens (1001) must be in 1..=1000");
+        for (written, shown) in [("4294967296", "4294967296"), ("-1", "-1"), ("\"5\"", "the string \"5\"")] {
+            let bucket = format!(r#"{{"kind": "token_bucket", "max_tokens": {written}, "token_ratio": 1}}"#);
+            let value = crate::config::value::Value::from_json(&bucket).unwrap();
+            for (config, path, error) in [
+                (ConfigKind::Budget, "max_tokens", BudgetConfig::from_value(&value).unwrap_err()),
+                (
+                    ConfigKind::Dependency,
+                    "budget.max_tokens",
+                    crate::DependencyConfig::from_json(&format!(r#"{{"budget": {bucket}}}"#)).unwrap_err(),
+                ),
+            ] {
+                let Error::InvalidConfig { config: kind, field, message } = &error else { panic!("{error}") };
+                assert_eq!((*kind, &**field, message.rule()), (config, path, Rule::OutOfRange), "{error}");
+                assert_eq!(message.to_string(), format!("{path} ({shown}) must be in 1..=1000"));
+            }
+        }
     }
 }

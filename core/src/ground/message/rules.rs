@@ -143,8 +143,8 @@ rules! {
     TooManyDecimals = "too_many_decimals": "{0} ({1}) must have at most three decimals",
     /// A listed status outside the HTTP range: field, index, status.
     StatusOutOfRange = "status_out_of_range": "{0}[{1}] ({2}) must be an HTTP status in 100..=599",
-    /// max_attempts out of range: value, the largest.
-    MaxAttemptsRange = "max_attempts_range": "max_attempts ({0}) must be in 1..={1} (it counts the first attempt: 3 means up to 2 retries)",
+    /// max_attempts out of range: field, value, the largest.
+    MaxAttemptsRange = "max_attempts_range": "{0} ({1}) must be in 1..={2} (it counts the first attempt: 3 means up to 2 retries)",
     /// A zero total timeout.
     TotalTimeoutZero = "total_timeout_zero": "total_timeout_ms (0) must be >= 1: every operation needs a finite, non-zero timeout",
     /// A total timeout no attempt fits in: the timeout, reserve, minimum.
@@ -165,22 +165,24 @@ rules! {
     BaseZero = "base_zero": "backoff.base_ms (0) must be >= 1 for {0} backoff (use kind \"constant\" for immediate retries)",
     /// Decorrelated jitter from a base of 0.
     DecorrelatedNeedsBase = "decorrelated_needs_base": "jitter.kind decorrelated needs backoff.base_ms >= 1 (it grows from the base)",
-    /// A conflict status below 400: status.
-    ConflictNotError = "conflict_not_error": "conflict.http_statuses ({0}) must be an error status (>= 400)",
-    /// A status both conflict and retried: status.
-    ConflictAlsoRetried = "conflict_also_retried": "conflict.http_statuses ({0}) must not also be in retry_on.http_statuses: a conflict is redone, not repeated",
-    /// A retried status below 400: status.
-    RetriedNotError = "retried_not_error": "retry_on.http_statuses ({0}) must be a 2xx (polled again) or an error status (>= 400): 1xx and 3xx count as success",
-    /// A gRPC code both conflict and retried: code.
-    GrpcConflictAlsoRetried = "grpc_conflict_also_retried": "conflict.grpc_codes ({0}) must not also be in retry_on.grpc_codes",
-    /// `ok` in a list of gRPC failures: field.
-    GrpcOkListed = "grpc_ok_listed": "{0} must not list ok: it counts as success",
+    /// A conflict status below 400: the item's field, status.
+    ConflictNotError = "conflict_not_error": "{0} ({1}) must be an error status (>= 400)",
+    /// A status both conflict and retried: the item's field, status.
+    ConflictAlsoRetried = "conflict_also_retried": "{0} ({1}) must not also be in retry_on.http_statuses: a conflict is redone, not repeated",
+    /// A retried 1xx or 3xx status: the item's field, status.
+    RetriedNotError = "retried_not_error": "{0} ({1}) must be a 2xx (polled again) or an error status (>= 400): 1xx and 3xx count as success",
+    /// A gRPC code both conflict and retried: the item's field, code.
+    GrpcConflictAlsoRetried = "grpc_conflict_also_retried": "{0} ({1}) must not also be in retry_on.grpc_codes",
+    /// `ok` in a list of gRPC failures: the item's field.
+    GrpcOkListed = "grpc_ok_listed": "{0} (ok) must not be listed: it counts as success",
     /// A whole number out of its range: field, value, the largest.
     OutOfRange = "out_of_range": "{0} ({1}) must be in 1..={2}",
     /// Hedging an unsafe operation.
     HedgingUnsafe = "hedging_unsafe": "hedging needs an operation that may be repeated: idempotency must be safe, idempotent or keyed, not unsafe",
     /// Too few or too many redelivery delays: count, the most.
     RedeliveryDelays = "redelivery_delays": "redelivery.delays_ms has {0} values; it must have 1 to {1}",
+    /// A policy's per-kind retry limit out of its range: field, limit, the largest.
+    RetryLimitRange = "retry_limit_range": "{0} ({1}) must be in 0..={2} (no policy makes more attempts)",
     /// A quota cost above the capacity: field, cost, the capacity's field, capacity.
 
     // Arguments.
