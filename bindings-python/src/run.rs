@@ -320,7 +320,9 @@ impl<'a, 'py> Ctx<'a, 'py> {
         let (py, shared) = (self.py, self.s().shared);
         match shared.known.bind(py).get_item(error.get_type())? {
             Some(known) if known.is_none() || known.is_instance_of::<PyOutcome>() => Ok(known),
-            _ => shared.table.bind(py).call1((error,)), // a class not seen yet, or an answer that reads the error
+            // A class not seen yet, or an answer that reads the error: a response it carries is read as the
+            // operation's policy reads responses.
+            _ => shared.table.bind(py).call1((error, self.s().policy.bind(py))),
         }
     }
 

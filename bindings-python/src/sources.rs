@@ -17,7 +17,8 @@ use crate::fault::Res;
 pub(crate) struct Shared {
     /// `retryplan._failures._BY_TYPE`: the failure table's answer per exception class.
     pub(crate) known: Py<PyDict>,
-    /// `retryplan._failures.outcome_of`, for a class not seen yet or an answer that reads the error.
+    /// `retryplan._failures.outcome_of(error, policy)`, for a class not seen yet or an answer that reads the error
+    /// (a response it carries, read as the operation's policy reads responses).
     pub(crate) table: Py<PyAny>,
     /// `retryplan._failures.INVALID_REQUEST`.
     pub(crate) invalid_request: Py<PyAny>,

@@ -38,7 +38,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Callable, Dict, Optional, Tuple, Union
 
-    Resolver = Callable[[BaseException], Any]  # reads what a wrapping error carries (its cause, a response)
+    from ._native import Policy
+
+    # Reads what a wrapping error carries (its cause, a response: read as the operation's policy reads responses).
+    Resolver = Callable[[BaseException, Optional[Policy]], Any]
 
 INVALID_REQUEST = object()
 """The request itself is invalid, or retryplan was misused: rethrow the error unchanged (never retried, never
@@ -50,14 +53,14 @@ _OUTCOMES: Dict[str, Outcome] = {name: Outcome.failure(name) for name in FAILURE
 def _cause(default: Optional[str]) -> Resolver:
     """The failure of the first known error wrapped (cause, context, reason; MAX_CAUSE_DEPTH deep), or ``default``."""
 
-    def resolve(exc: BaseException) -> Any:
+    def resolve(exc: BaseException, policy: Optional[Policy]) -> Any:
         inner: Optional[BaseException] = exc
         for _ in range(MAX_CAUSE_DEPTH):
             reason = getattr(inner, "reason", None)  # urllib3's MaxRetryError
             inner = reason if isinstance(reason, BaseException) else inner.__cause__ or inner.__context__  # type: ignore[union-attr]
             if inner is None:
                 break
-            found = outcome_of(inner)
+            found = outcome_of(inner, policy)
             if found is not None:
                 return found
         return None if default is None else _OUTCOMES[default]
@@ -65,18 +68,21 @@ def _cause(default: Optional[str]) -> Resolver:
     return resolve
 
 
-def _status(exc: Any) -> Optional[Outcome]:
-    """An HTTP status error (httpx's ``raise_for_status``, requests' ``HTTPError``): its status and guidance."""
+def _status(exc: Any, policy: Optional[Policy]) -> Optional[Outcome]:
+    """An HTTP status error (httpx's ``raise_for_status``, requests' ``HTTPError``): its status and guidance, read as
+    ``policy`` reads a response (its ``server_guidance``), when the operation's is given."""
     import time
 
     response = getattr(exc, "response", None)
     if response is None:
         return None
     status = getattr(response, "status_code", None)
-    return Outcome.from_http_response(status, response.headers, now_unix=time.time()) if status else None
+    if not status:
+        return None
+    return Outcome.from_http_response(status, response.headers, now_unix=time.time(), policy=policy)
 
 
-def _urllib_status(exc: Any) -> Optional[Outcome]:
+def _urllib_status(exc: Any, policy: Optional[Policy]) -> Optional[Outcome]:
     """``urllib.error.HTTPError``, the response ``urlopen`` raises for a status it does not follow (4xx, 5xx): its
     status (``code``) and guidance (``headers``, an ``http.client.HTTPMessage``, read through its case-insensitive
     ``get``), read as any response is."""
@@ -86,10 +92,10 @@ def _urllib_status(exc: Any) -> Optional[Outcome]:
     if not isinstance(status, int) or isinstance(status, bool):
         return None
     headers = getattr(exc, "headers", None)
-    return Outcome.from_http_response(status, {} if headers is None else headers, now_unix=time.time())
+    return Outcome.from_http_response(status, {} if headers is None else headers, now_unix=time.time(), policy=policy)
 
 
-def _ssl(exc: BaseException) -> Outcome:
+def _ssl(exc: BaseException, policy: Optional[Policy]) -> Outcome:
     """An SSL error raised inside the handshake failed the connection; any other broke it."""
     tb = exc.__traceback__
     while tb is not None:
@@ -99,7 +105,7 @@ def _ssl(exc: BaseException) -> Outcome:
     return _OUTCOMES["connection_lost"]
 
 
-def _os_error(exc: BaseException) -> Optional[Outcome]:
+def _os_error(exc: BaseException, policy: Optional[Policy]) -> Optional[Outcome]:
     """No route to the network or host; any other OS error is not the table's to judge."""
     import errno
 
@@ -109,7 +115,7 @@ def _os_error(exc: BaseException) -> Optional[Outcome]:
 
 # (module, class, meaning), most specific first: the first class an error is an instance of wins.
 _TABLE: Tuple[Tuple[str, str, Union[str, object, Resolver]], ...] = (
-    ("retryplan._errors", "AttemptFailed", lambda exc: exc.outcome),  # type: ignore[attr-defined]
+    ("retryplan._errors", "AttemptFailed", lambda exc, policy: exc.outcome),  # type: ignore[attr-defined]
     ("retryplan._errors", "AttemptTimedOut", "attempt_timed_out"),
     # misuse of retryplan (a class of MISUSE_CLASSES, the core's Blame::is_misuse) is no attempt's outcome
     *(("retryplan._errors", misuse, INVALID_REQUEST) for misuse in MISUSE_CLASSES),
@@ -193,33 +199,41 @@ def _learn(cls: type) -> Any:
     return meaning
 
 
-def outcome_of(exc: BaseException) -> Any:
-    """What the table makes of ``exc``: an Outcome, :data:`INVALID_REQUEST`, or None (not recognised)."""
+def outcome_of(exc: BaseException, policy: Optional[Policy] = None) -> Any:
+    """What the table makes of ``exc``: an Outcome, :data:`INVALID_REQUEST`, or None (not recognised). A response an
+    error carries (an HTTP status error) is read as ``policy`` reads responses: the helpers pass the operation's."""
     cls = type(exc)
     meaning = _BY_TYPE[cls] if cls in _BY_TYPE else _learn(cls)
     if meaning is None or meaning is INVALID_REQUEST or type(meaning) is Outcome:
         return meaning
-    return meaning(exc)
+    return meaning(exc, policy)
 
 
-def default_outcome_of_exception(exc: BaseException) -> Outcome:
+def default_outcome_of_exception(exc: BaseException, *, policy: Optional[Policy] = None) -> Outcome:
     """What the failure table makes of ``exc``, and the core's verdict for an error it does not know
-    (``ambiguous``: retried while the operation may repeat an attempt that may have had its effect).
+    (``ambiguous``: retried while the operation may repeat an attempt that may have had its effect). A response the
+    error carries (an HTTP status error) is read as ``policy`` reads responses (its ``server_guidance``: which
+    headers, which reading of ``Retry-After``) when given, as every helper reads it with the operation's policy;
+    else every guidance header is read.
 
     (An invalid request, which the helpers raise again unchanged, is ``not_retryable`` here.)
     """
-    meaning = outcome_of(exc)
+    meaning = outcome_of(exc, policy)
     if meaning is INVALID_REQUEST:
         return Outcome.application("not_retryable")
     return meaning if type(meaning) is Outcome else Outcome.application(UNKNOWN_ERROR_VERDICT)
 
 
-def response_outcome(headers: Any, status: int, now_unix: Optional[float] = None) -> Outcome:
+def response_outcome(
+    headers: Any, status: int, now_unix: Optional[float] = None, *, policy: Optional[Policy] = None
+) -> Outcome:
     """A response's outcome from its headers (a ``dict``, read whatever the letter case of its keys, or a mapping whose
-    ``get`` is case-insensitive: httpx, requests, urllib3) and status."""
+    ``get`` is case-insensitive: httpx, requests, urllib3) and status; read as ``policy`` reads responses (its
+    ``server_guidance``) when given, as the operation's helpers read them: pass the policy you report to."""
     import time
 
-    return Outcome.from_http_response(status, headers, now_unix=time.time() if now_unix is None else now_unix)
+    now = time.time() if now_unix is None else now_unix
+    return Outcome.from_http_response(status, headers, now_unix=now, policy=policy)
 
 
 def http_outcome(
