@@ -585,6 +585,15 @@ SIDE_BY_SIDE = [
         GET,
         [404, 404],
     ),
+    # Beyond urllib3's tests: is_exhausted reads every counter, so one below 0 ends the first retry of any kind.
+    ("read=-1 ends a connect retry", lambda: Retry(total=3, read=-1), GET, ["connect_timeout", 200]),
+    ("redirect=-1 ends a forced status retry", lambda: Retry(redirect=-1, status_forcelist=[500]), GET, [500, 200]),
+    (
+        "status=-1 beside total=None ends a connect retry",
+        lambda: Retry(total=None, connect=3, status=-1),
+        GET,
+        ["refused"],
+    ),
     # Beyond urllib3's tests: what an unreadable Retry-After does (urllib3 raises InvalidHeader, the policy gives up).
     ("test_retry.py::test_parse_retry_after_invalid[-1] on a 503", lambda: Retry(), GET, [(503, "-1")]),
     ("test_retry.py::test_parse_retry_after_invalid[1.0] on a 429", lambda: Retry(), GET, [(429, "1.0")]),
@@ -736,6 +745,10 @@ def test_retry_after_zero_retries_at_once_a_documented_deviation():
     steps = [500, (500, "0"), 200]
     assert urllib3_run(Retry(backoff_factor=1, status_forcelist=[500]), GET, steps) == ([0, 2000], 3)
     assert policy_run(from_urllib3(Retry(backoff_factor=1, status_forcelist=[500])), GET, steps) == ([0, 0], 3)
+    # An HTTP-date already passed is 0 s too (2019-06-03 10:00 against the 11:00 wall clock).
+    passed = [500, (500, "Mon, 03 Jun 2019 10:00:00 GMT"), 200]
+    assert urllib3_run(Retry(backoff_factor=1, status_forcelist=[500]), GET, passed) == ([0, 2000], 3)
+    assert policy_run(from_urllib3(Retry(backoff_factor=1, status_forcelist=[500])), GET, passed) == ([0, 0], 3)
 
 
 def test_an_unreadable_retry_after_is_passed_over_a_documented_deviation():
