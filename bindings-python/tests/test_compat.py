@@ -8,6 +8,8 @@ same cases run side by side with the installed urllib3 (SIDE_BY_SIDE), with the
 documented deviations pinned one by one.
 """
 
+import json
+import pathlib
 from unittest import mock
 
 import pytest
@@ -583,6 +585,15 @@ SIDE_BY_SIDE = [
         GET,
         [404, 404],
     ),
+    # Beyond urllib3's tests: is_exhausted reads every counter, so one below 0 ends the first retry of any kind.
+    ("read=-1 ends a connect retry", lambda: Retry(total=3, read=-1), GET, ["connect_timeout", 200]),
+    ("redirect=-1 ends a forced status retry", lambda: Retry(redirect=-1, status_forcelist=[500]), GET, [500, 200]),
+    (
+        "status=-1 beside total=None ends a connect retry",
+        lambda: Retry(total=None, connect=3, status=-1),
+        GET,
+        ["refused"],
+    ),
     # Beyond urllib3's tests: what an unreadable Retry-After does (urllib3 raises InvalidHeader, the policy gives up).
     ("test_retry.py::test_parse_retry_after_invalid[-1] on a 503", lambda: Retry(), GET, [(503, "-1")]),
     ("test_retry.py::test_parse_retry_after_invalid[1.0] on a 429", lambda: Retry(), GET, [(429, "1.0")]),
@@ -646,6 +657,79 @@ def test_side_by_side_cases_can_fail():
     assert policy_run(from_urllib3(Retry(connect=1)), GET, steps) != urllib3_run(Retry(connect=2), GET, steps)
 
 
+# The cases of urllib3's own tests are also vectors (tests/conformance/urllib3.json, `urllib3.suite.*`) that every
+# runtime runs: `<test>.mapping`, the test's Retry as a policy, and `<test>.attempts`, a driver transcript with that
+# policy. Here each transcript is replayed through urllib3's own Retry built from the paired mapping's attributes.
+
+SUITE_VECTORS = pathlib.Path(__file__).resolve().parents[2] / "tests" / "conformance" / "urllib3.json"
+
+#: A vector's failure name (or an application verdict: urllib3's `other` counter) as the exception urllib3 is given.
+SUITE_ERRORS = {
+    "connect_timeout": "connect_timeout",
+    "connection_refused": "refused",
+    "dns_lookup_failed": "dns",
+    "read_timeout": "read_timeout",
+    "connection_lost": "protocol",
+    "application": "ssl",  # neither a connection nor a read error: urllib3 counts it with `other`
+}
+
+
+def _suite_cases():
+    cases = {case["id"]: case for case in json.loads(SUITE_VECTORS.read_text(encoding="utf-8"))["cases"]}
+    attempts = [case for case in cases.values() if case["id"].startswith("urllib3.suite.") and case["kind"] == "driver"]
+    return [(case, cases[case["id"].removesuffix(".attempts") + ".mapping"]) for case in attempts]
+
+
+def _retry_of(attributes):
+    """A Retry() with the vector's attributes set, as the conformance runner builds it."""
+    retry = Retry()
+    for name, value in attributes.items():
+        setattr(retry, name, value)
+    return retry
+
+
+def transcript_run(case):
+    """A driver vector's steps for urllib3_run, and what the transcript says: the waits in ms, then how many attempts
+    (None when it ends starting one more)."""
+    steps, waits, attempts = [], [], None
+    for index, step in enumerate(case["steps"]):
+        if step["call"] == "result":
+            if "response" in step:
+                steps.append((step["response"]["status"], step["response"]["headers"]))
+            else:
+                steps.append(SUITE_ERRORS[step["failure"] if "failure" in step else step["outcome"]["type"]])
+            after = case["steps"][index + 1]["expect"]
+            if after["type"] == "finish":
+                attempts = after["decision"]["attempts"]
+            else:
+                waits.append(after["until_ms"] - step["at_ms"] if after["type"] == "sleep" else 0)
+    return steps, (waits, attempts)
+
+
+@pytest.mark.parametrize("case, mapping", _suite_cases(), ids=lambda case: case["id"])
+def test_urllib3_suite_vectors_are_what_urllib3_does(case, mapping):
+    assert case["policy"] == mapping["expect"], "the transcript's policy is its .mapping case's"
+    assert from_urllib3(_retry_of(mapping["retry"])).to_dict() == mapping["expect"]
+    steps, (waits, attempts) = transcript_run(case)
+    # urllib3 draws backoff_jitter from random.random(): its least and greatest waits bound the seeded ones.
+    with mock.patch("random.random", return_value=0.0):
+        least = urllib3_run(_retry_of(mapping["retry"]), case["method"], steps)
+    with mock.patch("random.random", return_value=1.0):
+        most = urllib3_run(_retry_of(mapping["retry"]), case["method"], steps)
+    assert least[1] == most[1] == attempts, (least, most, attempts)
+    bounds = zip(least[0], waits, most[0], strict=True)
+    assert all(low <= wait <= high for low, wait, high in bounds), (least, waits, most)
+
+
+def test_urllib3_suite_vectors_cover_each_named_test_and_can_fail():
+    cases = _suite_cases()
+    assert len(cases) >= 70
+    case, mapping = next((c, m) for c, m in cases if c["id"] == "urllib3.suite.test_retry_both_specified.attempts")
+    steps, expected = transcript_run(case)
+    assert urllib3_run(_retry_of(mapping["retry"]), case["method"], steps) == expected
+    assert urllib3_run(_retry_of({**mapping["retry"], "total": 3}), case["method"], steps) != expected
+
+
 def test_tls_errors_count_as_connect_failures_not_other_a_documented_deviation():
     # urllib3 counts an SSLError with `other` (test_retry.py::test_retry_other); the engine counts a failed TLS
     # handshake as a request that never left, with `connect` (http_clients.md, "urllib3 Retry", Deviation).
@@ -661,6 +745,10 @@ def test_retry_after_zero_retries_at_once_a_documented_deviation():
     steps = [500, (500, "0"), 200]
     assert urllib3_run(Retry(backoff_factor=1, status_forcelist=[500]), GET, steps) == ([0, 2000], 3)
     assert policy_run(from_urllib3(Retry(backoff_factor=1, status_forcelist=[500])), GET, steps) == ([0, 0], 3)
+    # An HTTP-date already passed is 0 s too (2019-06-03 10:00 against the 11:00 wall clock).
+    passed = [500, (500, "Mon, 03 Jun 2019 10:00:00 GMT"), 200]
+    assert urllib3_run(Retry(backoff_factor=1, status_forcelist=[500]), GET, passed) == ([0, 2000], 3)
+    assert policy_run(from_urllib3(Retry(backoff_factor=1, status_forcelist=[500])), GET, passed) == ([0, 0], 3)
 
 
 def test_an_unreadable_retry_after_is_passed_over_a_documented_deviation():

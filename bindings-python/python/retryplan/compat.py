@@ -13,7 +13,9 @@ deliberate deviation are on the core's ``compatibility::http_clients`` page
 ("urllib3 ``Retry``"), pinned by ``tests/conformance/urllib3.json``. In short:
 ``total`` retries are ``max_attempts = total + 1`` (``None``: 100 attempts,
 the kind counters decide), ``connect`` / ``read`` / ``status`` / ``other``
-are ``retry_limits``, ``allowed_methods`` is ``retry_methods``,
+are ``retry_limits`` (a negative count of any counter, ``redirect`` too, is
+one attempt: urllib3's ``is_exhausted`` reads them all), ``allowed_methods``
+is ``retry_methods``,
 ``status_forcelist`` is ``retry_on.http_statuses`` (413, 429 and 503 added
 when they carry Retry-After), ``backoff_factor`` / ``backoff_max`` /
 ``backoff_jitter`` are urllib3's ``min(backoff_max, factor * 2**(n-1) +

@@ -13,7 +13,9 @@
 //!   counters decide; `False`, `0` or a negative count: one attempt (urllib3
 //!   is exhausted at the first increment).
 //! - `connect`, `read`, `status`, `other`: `retry_limits` (`False` or a
-//!   negative count: 0); more than 99 retries of any counter is refused.
+//!   negative count: 0); more than 99 retries of any counter is refused. A
+//!   negative count of any counter (`redirect` too) is one attempt: urllib3's
+//!   `is_exhausted` reads them all at the first increment.
 //! - `redirect`: a positive count is refused (the HTTP client follows
 //!   redirects, a policy does not retry them).
 //! - `allowed_methods`: `retry_methods`; `None`, `False` or empty: every
@@ -316,6 +318,11 @@ pub fn policy_from_urllib3(retry: &Urllib3Retry, total_timeout_ms: Option<u64>) 
         RetryCount::Unlimited => MAX_ATTEMPTS_LIMIT,
         total => check.retries("total", total).unwrap_or(Some(0)).unwrap_or(0).saturating_add(1),
     };
+    // `Retry.is_exhausted` reads every counter, `redirect` included: one
+    // below 0 exhausts the Retry at its first `increment`, whatever was counted.
+    let counters = [retry.total, retry.connect, retry.read, retry.redirect, retry.status, retry.other];
+    let max_attempts =
+        if counters.iter().any(|count| matches!(count, RetryCount::Negative(_))) { 1 } else { max_attempts };
     let retry_limits = RetryLimitsConfig {
         connect: check.retries("connect", retry.connect).flatten(),
         read: check.retries("read", retry.read).flatten(),
@@ -572,6 +579,25 @@ mod tests {
                 "retry_after_max"
             ]
         );
+    }
+
+    #[test]
+    fn a_negative_count_of_any_counter_is_one_attempt() {
+        let counters: [fn(&mut Urllib3Retry) -> &mut RetryCount; 6] = [
+            |retry| &mut retry.total,
+            |retry| &mut retry.connect,
+            |retry| &mut retry.read,
+            |retry| &mut retry.redirect,
+            |retry| &mut retry.status,
+            |retry| &mut retry.other,
+        ];
+        for counter in counters {
+            let mut retry = Urllib3Retry { status_forcelist: vec![500.0], ..Urllib3Retry::default() };
+            *counter(&mut retry) = RetryCount::Negative(-1);
+            let config = policy_from_urllib3(&retry, None).unwrap();
+            assert_eq!(config.max_attempts, 1, "{retry:?}");
+            assert!(Policy::new(&config).is_ok());
+        }
     }
 
     #[test]
