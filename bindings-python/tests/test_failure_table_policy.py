@@ -20,7 +20,9 @@ RETRY_AFTER_ALONE = Policy(
     max_attempts=2, jitter={"kind": "none"}, backoff={"kind": "constant", "base_ms": 10, "cap_ms": 10},
     server_guidance={"headers": "retry_after"},
 )  # fmt: skip
-EVERY_HEADER = Policy(max_attempts=2, jitter={"kind": "none"}, backoff={"kind": "constant", "base_ms": 10, "cap_ms": 10})
+EVERY_HEADER = Policy(
+    max_attempts=2, jitter={"kind": "none"}, backoff={"kind": "constant", "base_ms": 10, "cap_ms": 10}
+)
 # A 503 whose retry-after-ms (2.5 s) is more precise than its Retry-After (1 s): urllib3 reads the latter alone.
 HEADERS = {"Retry-After": "1", "retry-after-ms": "2500"}
 

@@ -30,9 +30,9 @@ impl Problem {
 
     /// The problem in one line, its path said once: `field: message`, or,
     /// when the message begins with the end of the path (a rule names its
-    /// field: `max_attempts (0) must be in 1..=100` at `policy.max_attempts`),
+    /// field: `max_attempts (0) must be in 1..=128` at `policy.max_attempts`),
     /// the path with the rest of the message (`policy.max_attempts (0) must
-    /// be in 1..=100`).
+    /// be in 1..=128`).
     #[must_use]
     pub fn line(&self) -> String {
         if self.field.is_empty() {

@@ -198,7 +198,7 @@ fn max_attempts_beyond_any_count_is_refused_with_the_policy_s_own_rule_not_the_u
         let out = retryplan(&["check", &path]);
         assert_eq!(out.code, 1, "{}", out.stdout);
         let expected = format!(
-            "policy.max_attempts ({shown}) must be in 1..=100 (it counts the first attempt: 3 means up to 2 retries)"
+            "policy.max_attempts ({shown}) must be in 1..=128 (it counts the first attempt: 3 means up to 2 retries)"
         );
         assert_eq!(out.stdout.lines().nth(1).map(str::trim_start), Some(expected.as_str()), "{}", out.stdout);
     }
@@ -237,7 +237,7 @@ fn a_whole_number_beyond_any_count_is_refused_with_its_field_s_own_rule_not_the_
         ("scenario.clients", "0", "must be in 1..=100000", scenario),
         ("scenario.capacity.workers", "0", "must be in 1..=1000000", scenario),
         ("scenario.layers", "0", "must be in 1..=6", scenario),
-        ("policy.retry_limits.connect", "100", "must be in 0..=99 (no policy makes more attempts)", policy),
+        ("policy.retry_limits.connect", "128", "must be in 0..=127 (no policy makes more attempts)", policy),
         ("policy.hedging.max_hedged_attempts", "0", "must be in 1..=4", policy),
         ("dependency.budget.max_tokens", "0", "must be in 1..=1000", dependency),
     ];

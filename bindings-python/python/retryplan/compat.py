@@ -11,7 +11,7 @@ The core maps the ``Retry`` (``retryplan::dialects::urllib3``); this module
 reads its attributes and hands them over. The mapping, rule by rule, and every
 deliberate deviation are on the core's ``compatibility::http_clients`` page
 ("urllib3 ``Retry``"), pinned by ``tests/conformance/urllib3.json``. In short:
-``total`` retries are ``max_attempts = total + 1`` (``None``: 100 attempts,
+``total`` retries are ``max_attempts = total + 1`` (``None``: 128 attempts,
 the kind counters decide), ``connect`` / ``read`` / ``status`` / ``other``
 are ``retry_limits`` (a negative count of any counter, ``redirect`` too, is
 one attempt: urllib3's ``is_exhausted`` reads them all), ``allowed_methods``
@@ -23,7 +23,7 @@ random() * backoff_jitter)`` with 0 before the first retry, and Retry-After
 is read leniently, replacing the backoff, clamped at ``retry_after_max``;
 Retry-After is the only guidance header read (``server_guidance.headers:
 retry_after``), as urllib3 reads no ``retry-after-ms`` or rate-limit header.
-Refused: more than 99 retries of a kind, a positive ``redirect`` count, a
+Refused: more than 127 retries of a kind, a positive ``redirect`` count, a
 method or status no policy names, NaN, negative seconds, seconds that are not
 whole milliseconds, and a ``Retry`` subclass that overrides the methods
 deciding retries.

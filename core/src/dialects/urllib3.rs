@@ -9,11 +9,11 @@
 //! `Retry`"). In short:
 //!
 //! - `total` retries: `max_attempts = total + 1` (`True` is 1, as Python
-//!   counts it); `None`: 100 attempts (the most a policy makes), the kind
+//!   counts it); `None`: 128 attempts (the most a policy makes), the kind
 //!   counters decide; `False`, `0` or a negative count: one attempt (urllib3
 //!   is exhausted at the first increment).
 //! - `connect`, `read`, `status`, `other`: `retry_limits` (`False` or a
-//!   negative count: 0); more than 99 retries of any counter is refused. A
+//!   negative count: 0); more than 127 retries of any counter is refused. A
 //!   negative count of any counter (`redirect` too) is one attempt: urllib3's
 //!   `is_exhausted` reads them all at the first increment.
 //! - `redirect`: a positive count is refused (the HTTP client follows

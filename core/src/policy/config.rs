@@ -16,8 +16,11 @@ use crate::headers::retry_after::RetryAfterReading;
 /// The most hedges that may run beside the first attempt.
 pub const MAX_HEDGED_ATTEMPTS: u32 = 4;
 
-/// The most attempts a policy may allow (first attempt included).
-pub const MAX_ATTEMPTS_LIMIT: u32 = 100;
+/// The most attempts a policy may allow (first attempt included): as many as
+/// an [`AttemptSet`](crate::outcomes::decision::AttemptSet) holds, so that
+/// urllib3's `Retry(total=100)` (101 attempts, its own `test_backoff`) and
+/// any count below it is a policy.
+pub const MAX_ATTEMPTS_LIMIT: u32 = 128;
 
 /// The policy's whole-number fields with a rule of their own, validated and
 /// read by the same [`Bounded`]: `max_attempts` (the first attempt included).
@@ -519,7 +522,7 @@ impl PropagationConfig {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PolicyConfig {
     /// How many attempts in all, the first one included (3 means one try and
-    /// up to two retries). 1..=100.
+    /// up to two retries). 1..=128 ([`MAX_ATTEMPTS_LIMIT`]).
     pub max_attempts: u32,
     /// The whole operation's total timeout, in milliseconds, from its start.
     pub total_timeout_ms: u64,

@@ -314,12 +314,12 @@ mod tests {
         use crate::Policy;
         let hedged = r#"{"idempotency": "idempotent", "hedging": {"delay_ms": 10, "max_hedged_attempts": VALUE}}"#;
         let cases = [
-            ("max_attempts", r#"{"max_attempts": VALUE}"#, "101", MAX_ATTEMPTS),
+            ("max_attempts", r#"{"max_attempts": VALUE}"#, "129", MAX_ATTEMPTS),
             ("hedging.max_hedged_attempts", hedged, "5", HEDGED_ATTEMPTS),
-            ("retry_limits.connect", r#"{"retry_limits": {"connect": VALUE}}"#, "100", RETRY_LIMIT),
-            ("retry_limits.read", r#"{"retry_limits": {"read": VALUE}}"#, "100", RETRY_LIMIT),
-            ("retry_limits.status", r#"{"retry_limits": {"status": VALUE}}"#, "100", RETRY_LIMIT),
-            ("retry_limits.other", r#"{"retry_limits": {"other": VALUE}}"#, "100", RETRY_LIMIT),
+            ("retry_limits.connect", r#"{"retry_limits": {"connect": VALUE}}"#, "128", RETRY_LIMIT),
+            ("retry_limits.read", r#"{"retry_limits": {"read": VALUE}}"#, "128", RETRY_LIMIT),
+            ("retry_limits.status", r#"{"retry_limits": {"status": VALUE}}"#, "128", RETRY_LIMIT),
+            ("retry_limits.other", r#"{"retry_limits": {"other": VALUE}}"#, "128", RETRY_LIMIT),
         ];
         for (field, config, refused, bounded) in cases {
             let rule = bounded.rule;

@@ -180,7 +180,7 @@ mod tests {
         let zero =
             RetryLimits::new(&RetryLimitsConfig { read: Some(0), ..RetryLimitsConfig::default() }, &mut violations);
         assert!(zero.exhausted(FailureKind::Read, 1));
-        RetryLimits::new(&RetryLimitsConfig { other: Some(100), ..RetryLimitsConfig::default() }, &mut violations);
+        RetryLimits::new(&RetryLimitsConfig { other: Some(128), ..RetryLimitsConfig::default() }, &mut violations);
         assert_eq!(violations.first().map(|v| v.field.as_str()), Some("retry_limits.other"));
     }
 

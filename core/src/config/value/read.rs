@@ -137,7 +137,7 @@ impl FromValue for u32 {
 }
 
 /// A whole-number field with a rule of its own: the range its
-/// configuration's validation enforces (`max_attempts` in 1..=100,
+/// configuration's validation enforces (`max_attempts` in 1..=128,
 /// `budget.max_tokens` in 1..=1000) and the [`Rule`] that words it, with the
 /// arguments field, value found, `max`. Validation refuses a number outside
 /// the range with it ([`Bounded::check`]); the reader ([`Bounded::read`])

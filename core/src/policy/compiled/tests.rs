@@ -27,7 +27,7 @@ fn policies() -> Vec<Policy> {
         r#"{"jitter": {"kind": "none"}, "redelivery": {"delays_ms": [5000, 30000, 120000, 1, 2, 3, 4, 9007199254740991], "max_age_ms": 3600000}}"#,
         r#"{"server_guidance": {"honor": false, "cap_ms": 0, "above_cap": "clamp", "mode": "floor", "max_above_backoff_ms": 5000, "retry_after_reading": "lenient", "statuses": [{"status": 503, "requires_guidance": true, "cap_ms": 0}, {"status": 413, "honor": true, "above_cap": "give_up"}]}}"#,
         r#"{"server_guidance": {"mode": "replace", "headers": "retry_after"}, "ambiguous": {"http_statuses": [], "grpc_codes": []}, "conflict": {"http_statuses": [400, 599]}}"#,
-        r#"{"max_attempts": 100, "total_timeout_ms": 9007199254740991, "attempt_timeout": {"fixed_ms": 9007199254740991}}"#,
+        r#"{"max_attempts": 128, "total_timeout_ms": 9007199254740991, "attempt_timeout": {"fixed_ms": 9007199254740991}}"#,
     ];
     policies.extend(texts.iter().map(|text| Policy::from_json(text).unwrap_or_else(|e| panic!("{text}: {e}"))));
     policies
@@ -284,7 +284,7 @@ fn a_forged_form_keeps_every_fields_range_and_the_hedging_rule() {
     type Forge = fn(&mut Policy);
     let cases: [(&str, Policy, Forge); 18] = [
         ("max_attempts 0", base, |p| p.max_attempts = 0),
-        ("max_attempts 101", base, |p| p.max_attempts = MAX_ATTEMPTS_LIMIT + 1),
+        ("max_attempts 129", base, |p| p.max_attempts = MAX_ATTEMPTS_LIMIT + 1),
         ("total_timeout_ms 0", base, |p| p.total_timeout_ms = 0),
         ("attempt_timeout.fixed_ms 0", base, |p| p.attempt_timeout = AttemptTimeout::Fixed { ms: 0 }),
         ("fraction 0", fraction, |p| p.attempt_timeout = AttemptTimeout::FractionOfRemaining { permille: 0 }),
