@@ -150,6 +150,8 @@ internal class Helper(
  *   cancelled, the value is passed to [onDiscard]).
  * - Cancelling the calling coroutine cancels the operation (it gives up,
  *   `cancelled`) and every running attempt; the CancellationException propagates.
+ *   A caller already cancelled when an attempt would start (when it calls
+ *   `retrying`, or between attempts) starts none: the operation gives up.
  * - A cancellation an attempt raises of its own ([block] throws a
  *   `CancellationException`, `java.util.concurrent`'s on the JVM, or cancels
  *   its own coroutine) is never an attempt's failure (structured concurrency:
