@@ -297,8 +297,9 @@ internal class Host<T>(
         }
         // The cancellation of an attempt the loop aborted: the driver already counted it (`timed_out`, or a loser).
         if (error is CancellationException && settled.attempt !in running) return step(W.INPUT_POLL)
-        // An invalid request, misuse of retryplan itself (blame caller or configuration), or a cancellation: no attempt's outcome.
-        if (io.invalid(error) || error.isMisuse() || error.isCancellation()) throw error
+        // A fatal error (the JVM's trouble: isFatal), an invalid request, misuse of retryplan itself (blame caller or
+        // configuration), or a cancellation: no attempt's outcome; the operation ends with it, every attempt cancelled.
+        if (isFatal(error) || io.invalid(error) || error.isMisuse() || error.isCancellation()) throw error
         io.failureOf(error)?.let { return result(token, settled, Held.ERROR, W.OUTCOME_FAILURE, W.word(it)) }
         handOutcome(token, settled, Held.ERROR, outcomeOfError?.invoke(error) ?: UNKNOWN_ERROR)
     }
