@@ -104,19 +104,24 @@ private val NOTHING = Runnable {}
  * threads blocked here at once) still ends. Interrupting the thread, or
  * [cancelled] answering true (checked before the loop's first step, between
  * steps, and every 20 ms while it waits), cancels it; then, once the loop has
- * ended (the operation cancelled, every attempt aborted), this throws
- * `InterruptedException`, or what [onCancelled] returns. An interrupt
- * already pending when it is called (the thread's flag set) throws at once,
- * [body] never run (no attempt started), the flag cleared as
- * `InterruptedException` clears it; a cancel that lands before [body] first
- * runs ends the call the same way, [body] never run.
+ * ended (the operation cancelled, every attempt aborted), this throws what
+ * [onInterrupted] returns for an interrupt (by default what [onCancelled]
+ * returns) and what [onCancelled] returns otherwise (by default
+ * `InterruptedException`). An interrupt already pending when it is called
+ * (the thread's flag set) throws at once, [body] never run (no attempt
+ * started). Java's convention holds for the flag: an `InterruptedException`
+ * thrown for an interrupt leaves it cleared, as the JDK's blocking calls do;
+ * anything else (OkHttp's `InterruptedIOException`) leaves it set, as it is
+ * too when [body] ends of its own after an interrupt. A cancel that lands
+ * before [body] first runs ends the call the same way, [body] never run.
  */
 fun <T> blocking(
     cancelled: (() -> Boolean)? = null,
     onCancelled: () -> Throwable = { InterruptedException("retryplan: the operation was cancelled") },
+    onInterrupted: () -> Throwable = onCancelled,
     body: suspend () -> T,
 ): T {
-    if (Thread.interrupted()) throw onCancelled()
+    if (Thread.interrupted()) throw interruption(onInterrupted)
     val loop = CallerThreadLoop()
     var value: Result<T>? = null
     val job = CoroutineScope(loop).launch {
@@ -147,11 +152,26 @@ fun <T> blocking(
         loop.close()
     }
     // No value: the job was cancelled before its body ran.
-    val result = value ?: throw onCancelled()
-    if (result.exceptionOrNull() is CancellationException && (interrupted || job.isCancelled)) throw onCancelled()
+    val result = value ?: throw if (interrupted) interruption(onInterrupted) else onCancelled()
+    if (result.exceptionOrNull() is CancellationException && (interrupted || job.isCancelled)) {
+        throw if (interrupted) interruption(onInterrupted) else onCancelled()
+    }
     if (interrupted) Thread.currentThread().interrupt()
     return result.getOrThrow()
 }
+
+/** What [onInterrupted] returns for an interrupt; the flag set again unless it is an `InterruptedException` (Java's convention). */
+private fun interruption(onInterrupted: () -> Throwable): Throwable = onInterrupted().also {
+    if (it !is InterruptedException) Thread.currentThread().interrupt()
+}
+
+/** The signature before `onInterrupted`: kept so code compiled against it still links. */
+@Deprecated("kept for binary compatibility: call blocking, which takes onInterrupted", level = DeprecationLevel.HIDDEN)
+fun <T> blocking(
+    cancelled: (() -> Boolean)? = null,
+    onCancelled: () -> Throwable = { InterruptedException("retryplan: the operation was cancelled") },
+    body: suspend () -> T,
+): T = blocking(cancelled, onCancelled, onCancelled, body)
 
 /**
  * The blocking [dev.retryplan.retrying], for plain JVM code: the same loop

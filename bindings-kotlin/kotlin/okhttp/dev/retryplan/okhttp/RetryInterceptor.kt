@@ -71,7 +71,10 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * is readable until its attempt's abort time, when its call is cancelled; a
  * success's body is the caller's); else it
  * throws the typed ending (an `IOException`). `call.cancel()` cancels the operation and every attempt
- * (`IOException("Canceled")`, as OkHttp throws). It throws only
+ * (`IOException("Canceled")`, as OkHttp throws); so does interrupting the calling thread (`InterruptedIOException`,
+ * as OkHttp throws, the thread's interrupt flag left set; also when it is set before `execute()`). The operation's
+ * loop runs on the calling thread itself: a call made from a `Dispatchers.Default` thread (every one of them
+ * at once) ends as any other. It throws only
  * `IOException`s, as OkHttp's interceptors must, on `execute()` and
  * `enqueue()` alike: any other exception (the core's refusal of a request
  * whose own `Idempotency-Key` is empty or malformed, a hook's exception,
@@ -135,7 +138,8 @@ class RetryInterceptor @JvmOverloads constructor(
             val errors = AttemptErrors()
             var returned: Call? = null
             try {
-                val ended = blocking(call::isCanceled, { IOException("Canceled") }) {
+                // `call.cancel()`: OkHttp's IOException("Canceled"); an interrupt: its InterruptedIOException, the flag kept set.
+                val ended = blocking(call::isCanceled, { IOException("Canceled") }, { InterruptedIOException("interrupted") }) {
                     host.run { attempt -> errors.recording(attempt) { send(call, request, attempt, tag, calls, callOf) } }
                 }
                 tag.decision = ended.decision
