@@ -38,9 +38,17 @@ import javax.net.ssl.SSLPeerUnverifiedException
  * which is no `Exception` (`KeyboardInterrupt`, `SystemExit`) passes through;
  * a `CancellationException` is apart (Host.kt's `isCancellation`).
  */
-internal fun isFatal(error: Throwable): Boolean =
-    @Suppress("DEPRECATION")
-    (error is VirtualMachineError || error is ThreadDeath || error is LinkageError || error is InterruptedException)
+internal fun isFatal(error: Throwable): Boolean = error is VirtualMachineError || error is LinkageError || error is InterruptedException || isThreadDeath(error)
+
+/** A `ThreadDeath`, by name: the class is deprecated for removal (JDK 20), and a check linking to it would fail where it is gone. */
+private fun isThreadDeath(error: Throwable): Boolean {
+    // java.lang.Class in full: this package has a `Class` of its own (the core's error class).
+    var type: java.lang.Class<*> = error.javaClass
+    while (true) {
+        if (type.name == "java.lang.ThreadDeath") return true
+        type = type.superclass ?: return false
+    }
+}
 
 /** By exact class name: classes this jar does not link against. */
 private val BY_NAME = mapOf(

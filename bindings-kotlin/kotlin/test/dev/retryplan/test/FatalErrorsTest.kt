@@ -52,6 +52,8 @@ class FatalErrorsTest {
         NoClassDefFoundError("simulated/Missing"),
         ExceptionInInitializerError("simulated"),
         InterruptedException("simulated"),
+        @Suppress("DEPRECATION")
+        ThreadDeath(),
     )
 
     @Test
