@@ -23,6 +23,33 @@ import javax.net.ssl.SSLPeerUnverifiedException
  * is no failure: the helpers end the operation with it (Host.kt's `isCancellation`).
  */
 
+/**
+ * True for a fatal error, one no attempt's outcome can stand for, which every
+ * helper throws at once, as it is (never wrapped, never retried): the
+ * operation ends (`cancelled`), every other attempt is cancelled and what the
+ * loop held is released. The JVM's own trouble, as Arrow's `NonFatal` (behind
+ * `nonFatalOrThrow`) and Scala's name it: a `VirtualMachineError`
+ * (`OutOfMemoryError`, `StackOverflowError`, `InternalError`), a
+ * `ThreadDeath`, a `LinkageError` (`NoClassDefFoundError`,
+ * `ExceptionInInitializerError`) and an `InterruptedException` (its thread
+ * was asked to stop). Every other `Error` (`AssertionError`,
+ * `NotImplementedError` from `TODO()`) is an attempt's error like any
+ * exception. The platform's counterpart of Python's rule that an exception
+ * which is no `Exception` (`KeyboardInterrupt`, `SystemExit`) passes through;
+ * a `CancellationException` is apart (Host.kt's `isCancellation`).
+ */
+internal fun isFatal(error: Throwable): Boolean = error is VirtualMachineError || error is LinkageError || error is InterruptedException || isThreadDeath(error)
+
+/** A `ThreadDeath`, by name: the class is deprecated for removal (JDK 20), and a check linking to it would fail where it is gone. */
+private fun isThreadDeath(error: Throwable): Boolean {
+    // java.lang.Class in full: this package has a `Class` of its own (the core's error class).
+    var type: java.lang.Class<*> = error.javaClass
+    while (true) {
+        if (type.name == "java.lang.ThreadDeath") return true
+        type = type.superclass ?: return false
+    }
+}
+
 /** By exact class name: classes this jar does not link against. */
 private val BY_NAME = mapOf(
     "java.net.http.HttpConnectTimeoutException" to Failure.CONNECT_TIMEOUT,

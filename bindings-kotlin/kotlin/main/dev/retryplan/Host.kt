@@ -158,7 +158,11 @@ internal class Host<T>(
      * cancellation, a blocking call, is abandoned, and what it still produces
      * is released), and an attempt's Job that fails (coroutines 1.0 fails a
      * cancelled coroutine's Job with an exception resuming it late: see
-     * [Handoff]) is dropped: the driver already counted that attempt.
+     * [Handoff]) is dropped: the driver already counted that attempt. The
+     * caller's cancellation reaches them through the loop, not through the
+     * supervisor (no parent: the caller never joins an abandoned attempt):
+     * checked before each attempt starts, it ends the loop's next wait, and
+     * the loop then cancels them all.
      */
     suspend fun run(attempt: suspend (Attempt) -> T): Ended<T> {
         val attempts = SupervisorJob()
@@ -172,11 +176,15 @@ internal class Host<T>(
 
     private suspend fun loop(scope: CoroutineScope, attempt: suspend (Attempt) -> T): Ended<T> {
         try {
+            callerActive()
             step(W.INPUT_POLL)
             while (true) {
                 observe()
                 when (out[W.OUT_ACTION_KIND]) {
                     W.ACTION_START_ATTEMPT -> {
+                        // A caller cancelled before (or while) the loop starts its attempt never runs it: an attempt
+                        // launched on a pool runs at once, under the attempts' own supervisor, not the caller's Job.
+                        callerActive()
                         val entry = attemptOf(out)
                         running[entry.attempt] = scope.launch { settle(entry, attempt) }
                         step(W.INPUT_POLL)
@@ -223,6 +231,18 @@ internal class Host<T>(
             close()
             throw error
         }
+    }
+
+    /**
+     * Throws the caller's `CancellationException` when its Job is no longer
+     * active (kotlinx's `ensureActive`, which coroutines 1.0 lacks: its
+     * `yield` checks the Job first), so no attempt starts for a cancelled caller.
+     */
+    private suspend fun callerActive() {
+        val caller = coroutineContext[Job] ?: return
+        if (caller.isActive) return
+        yield() // throws the caller's own cancellation
+        throw CancellationException("retryplan: the caller was cancelled")
     }
 
     /** One wire step of [kind] (poll or cancel) at the clock's now. */
@@ -277,8 +297,9 @@ internal class Host<T>(
         }
         // The cancellation of an attempt the loop aborted: the driver already counted it (`timed_out`, or a loser).
         if (error is CancellationException && settled.attempt !in running) return step(W.INPUT_POLL)
-        // An invalid request, misuse of retryplan itself (blame caller or configuration), or a cancellation: no attempt's outcome.
-        if (io.invalid(error) || error.isMisuse() || error.isCancellation()) throw error
+        // A fatal error (the JVM's trouble: isFatal), an invalid request, misuse of retryplan itself (blame caller or
+        // configuration), or a cancellation: no attempt's outcome; the operation ends with it, every attempt cancelled.
+        if (isFatal(error) || io.invalid(error) || error.isMisuse() || error.isCancellation()) throw error
         io.failureOf(error)?.let { return result(token, settled, Held.ERROR, W.OUTCOME_FAILURE, W.word(it)) }
         handOutcome(token, settled, Held.ERROR, outcomeOfError?.invoke(error) ?: UNKNOWN_ERROR)
     }

@@ -150,6 +150,14 @@ internal class Helper(
  *   cancelled, the value is passed to [onDiscard]).
  * - Cancelling the calling coroutine cancels the operation (it gives up,
  *   `cancelled`) and every running attempt; the CancellationException propagates.
+ *   A caller already cancelled when an attempt would start (when it calls
+ *   `retrying`, or between attempts) starts none: the operation gives up.
+ * - A fatal error an attempt throws (a `VirtualMachineError` such as
+ *   `OutOfMemoryError` or `StackOverflowError`, a `ThreadDeath`, a
+ *   `LinkageError`, an `InterruptedException`: Arrow's `NonFatal`) ends the
+ *   operation at once (`cancelled`, every other attempt cancelled) and
+ *   propagates as it is, never retried nor wrapped. Any other `Error`
+ *   (`AssertionError`, `NotImplementedError`) is an attempt's error.
  * - A cancellation an attempt raises of its own ([block] throws a
  *   `CancellationException`, `java.util.concurrent`'s on the JVM, or cancels
  *   its own coroutine) is never an attempt's failure (structured concurrency:

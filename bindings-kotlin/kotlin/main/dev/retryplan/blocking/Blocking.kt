@@ -13,21 +13,24 @@ import dev.retryplan.Stats
 import dev.retryplan.closeIfCloseable
 import dev.retryplan.operationName
 import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
-import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.launch
-import java.util.concurrent.CountDownLatch
 import java.util.concurrent.ExecutorService
 import java.util.concurrent.Executors
+import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
 
 /*
- * The blocking layer, for plain JVM code: the same host loop (a coroutine on
- * Dispatchers.Default) with each attempt's blocking work on a thread of its
- * own, interrupted when the attempt is aborted. Nothing here decides anything.
+ * The blocking layer, for plain JVM code: the same host loop, run on the
+ * calling thread itself (an event loop there, as `runBlocking` runs one), with
+ * each attempt's blocking work on a thread of its own, interrupted when the
+ * attempt is aborted. Nothing here decides anything.
  */
 
-/** Threads that run blocking attempts: daemon, made as needed, kept a minute when idle. */
+/** Threads that run blocking attempts (and a loop's last steps after its call returned): daemon, made as needed, kept a minute when idle. */
 private val attemptThreads: ExecutorService = Executors.newCachedThreadPool { task ->
     Thread(task, "retryplan-attempt").apply { isDaemon = true }
 }
@@ -53,60 +56,131 @@ suspend fun <T> interruptible(dispose: (T) -> Unit = ::closeIfCloseable, onCance
 }
 
 /**
- * Runs [body] (a helper's loop) on `Dispatchers.Default` and blocks the
- * calling thread until it ends. Interrupting the thread, or [cancelled]
- * answering true (checked every 20 ms), cancels it; then, once the loop has
- * ended (the operation cancelled, every attempt aborted), this throws
- * `InterruptedException`, or what [onCancelled] returns. An interrupt
- * already pending when it is called (the thread's flag set) throws at once,
- * [body] never run (no attempt started), the flag cleared as
- * `InterruptedException` clears it; a cancel that lands before [body] first
- * runs ends the call the same way (its completion, not [body], releases the wait).
+ * The dispatcher of one [blocking] call: its coroutines' steps queue here and
+ * the calling thread runs them, so the loop needs no thread of a shared pool
+ * (a caller on `Dispatchers.Default`, a WorkManager `CoroutineWorker` or a
+ * `withContext(Default) { call.execute() }`, parks that pool's threads; a loop
+ * queued behind them would never run). Once the call has returned, a step
+ * still dispatched (an abandoned attempt's coroutine ending) runs on an
+ * attempt thread.
+ */
+private class CallerThreadLoop : CoroutineDispatcher() {
+    private val steps = LinkedBlockingQueue<Runnable>()
+    private var closed = false
+
+    override fun dispatch(context: CoroutineContext, block: Runnable) {
+        synchronized(this) {
+            if (!closed) {
+                steps.add(block)
+                return
+            }
+        }
+        attemptThreads.execute(block)
+    }
+
+    /** Runs the next step, waiting for one up to [waitMs] (null: for as long as it takes); false when none came. Interruptible. */
+    fun runNext(waitMs: Long?): Boolean {
+        val step = (if (waitMs == null) steps.take() else steps.poll(waitMs, TimeUnit.MILLISECONDS)) ?: return false
+        step.run()
+        return true
+    }
+
+    /** Runs the steps already queued (the operation's attempts ending their cancellation: an aborted call, an interrupted thread), then closes. */
+    fun close() {
+        while (true) {
+            val step = synchronized(this) { steps.poll() ?: null.also { closed = true } } ?: return
+            step.run()
+        }
+    }
+}
+
+/** Wakes [CallerThreadLoop.runNext] when the loop's job completes off the calling thread. */
+private val NOTHING = Runnable {}
+
+/**
+ * Runs [body] (a helper's loop) on the calling thread, an event loop there
+ * (as `runBlocking` runs one), until it ends: it never needs a free thread of
+ * a shared pool, so a caller on `Dispatchers.Default` (every one of its
+ * threads blocked here at once) still ends. Interrupting the thread, or
+ * [cancelled] answering true (checked before the loop's first step, between
+ * steps, and every 20 ms while it waits), cancels it; then, once the loop has
+ * ended (the operation cancelled, every attempt aborted), this throws what
+ * [onInterrupted] returns for an interrupt (by default what [onCancelled]
+ * returns) and what [onCancelled] returns otherwise (by default
+ * `InterruptedException`). An interrupt already pending when it is called
+ * (the thread's flag set) throws at once, [body] never run (no attempt
+ * started). Java's convention holds for the flag: an `InterruptedException`
+ * thrown for an interrupt leaves it cleared, as the JDK's blocking calls do;
+ * anything else (OkHttp's `InterruptedIOException`) leaves it set, as it is
+ * too when [body] ends of its own after an interrupt. A cancel that lands
+ * before [body] first runs ends the call the same way, [body] never run.
  */
 fun <T> blocking(
     cancelled: (() -> Boolean)? = null,
     onCancelled: () -> Throwable = { InterruptedException("retryplan: the operation was cancelled") },
+    onInterrupted: () -> Throwable = onCancelled,
     body: suspend () -> T,
 ): T {
-    if (Thread.interrupted()) throw onCancelled()
-    val done = CountDownLatch(1)
+    if (Thread.interrupted()) throw interruption(onInterrupted)
+    val loop = CallerThreadLoop()
     var value: Result<T>? = null
-    val job = CoroutineScope(Dispatchers.Default).launch {
+    val job = CoroutineScope(loop).launch {
         try {
             value = Result.success(body())
         } catch (error: Throwable) {
             value = Result.failure(error)
         }
     }
-    // Counted down when the job completes, whether or not its body ran: a job cancelled before it was first
-    // dispatched never runs its body (a `finally` there would never run, and the wait below would never end).
-    job.invokeOnCompletion { done.countDown() }
+    // Completes whether or not its body ran: a job cancelled before it was first dispatched never runs its body.
+    job.invokeOnCompletion { loop.dispatch(EmptyCoroutineContext, NOTHING) }
     var interrupted = false
-    while (true) {
-        try {
-            if (cancelled == null) {
-                done.await()
-            } else if (!done.await(20, TimeUnit.MILLISECONDS)) {
-                if (cancelled()) job.cancel()
-                continue
+    var cancel = cancelled
+    try {
+        while (!job.isCompleted) {
+            try {
+                if (cancel != null && cancel()) {
+                    cancel = null // asked no more: the loop is ending
+                    job.cancel()
+                }
+                loop.runNext(if (cancel == null) null else 20)
+            } catch (interrupt: InterruptedException) {
+                interrupted = true
+                job.cancel()
             }
-            break
-        } catch (interrupt: InterruptedException) {
-            interrupted = true
-            job.cancel()
         }
+    } finally {
+        loop.close()
     }
     // No value: the job was cancelled before its body ran.
-    val result = value ?: throw onCancelled()
-    if (result.exceptionOrNull() is CancellationException && (interrupted || job.isCancelled)) throw onCancelled()
+    val result = value ?: throw if (interrupted) interruption(onInterrupted) else onCancelled()
+    if (result.exceptionOrNull() is CancellationException && (interrupted || job.isCancelled)) {
+        throw if (interrupted) interruption(onInterrupted) else onCancelled()
+    }
     if (interrupted) Thread.currentThread().interrupt()
     return result.getOrThrow()
 }
 
+/** What [onInterrupted] returns for an interrupt; the flag set again unless it is an `InterruptedException` (Java's convention). */
+private fun interruption(onInterrupted: () -> Throwable): Throwable = onInterrupted().also {
+    if (it !is InterruptedException) Thread.currentThread().interrupt()
+}
+
+/** The signature before `onInterrupted`: kept so code compiled against it still links. */
+@Deprecated("kept for binary compatibility: call blocking, which takes onInterrupted", level = DeprecationLevel.HIDDEN)
+fun <T> blocking(
+    cancelled: (() -> Boolean)? = null,
+    onCancelled: () -> Throwable = { InterruptedException("retryplan: the operation was cancelled") },
+    body: suspend () -> T,
+): T = blocking(cancelled, onCancelled, onCancelled, body)
+
 /**
  * The blocking [dev.retryplan.retrying], for plain JVM code: the same loop
- * and rules, with each attempt of [block] on a thread of its own (so a hedge
- * runs beside it and an attempt past its `abortAtMs` is interrupted).
+ * and rules, the loop run on the calling thread (so a call from every thread
+ * of `Dispatchers.Default` at once still ends: [blocking]), with each attempt
+ * of [block] on a thread of its own (so a hedge runs beside it and an attempt
+ * past its `abortAtMs` is interrupted). A fatal error [block] throws
+ * (`OutOfMemoryError`, an `InterruptedException` of its own: the suspend
+ * one's rule) propagates as it is, at once.
  * Interrupting the calling thread cancels the operation (it gives up,
  * `cancelled`) and every attempt, then throws `InterruptedException`; an
  * interrupt already pending when it is called throws `InterruptedException`

@@ -28,6 +28,7 @@ import okhttp3.Request
 import okhttp3.RequestBody
 import okhttp3.Response
 import java.io.IOException
+import java.io.InterruptedIOException
 import java.util.Collections
 import java.util.IdentityHashMap
 import java.util.concurrent.TimeUnit
@@ -70,13 +71,17 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * is readable until its attempt's abort time, when its call is cancelled; a
  * success's body is the caller's); else it
  * throws the typed ending (an `IOException`). `call.cancel()` cancels the operation and every attempt
- * (`IOException("Canceled")`, as OkHttp throws). It throws only
+ * (`IOException("Canceled")`, as OkHttp throws); so does interrupting the calling thread (`InterruptedIOException`,
+ * as OkHttp throws, the thread's interrupt flag left set; also when it is set before `execute()`). The operation's
+ * loop runs on the calling thread itself: a call made from a `Dispatchers.Default` thread (every one of them
+ * at once) ends as any other. It throws only
  * `IOException`s, as OkHttp's interceptors must, on `execute()` and
  * `enqueue()` alike: any other exception (the core's refusal of a request
  * whose own `Idempotency-Key` is empty or malformed, a hook's exception,
  * OkHttp's `IllegalArgumentException` for an invalid request) arrives as a
  * [RetryInterceptorException] whose cause it is (an `Error` propagates as it
- * is), as does a success `outcomeOfError` answers for a thrown error (there
+ * is: a fatal one an attempt throws, `OutOfMemoryError` or `StackOverflowError`, ends the operation at once and is
+ * never retried; an attempt's `InterruptedException`, fatal too, arrives as OkHttp's `InterruptedIOException`), as does a success `outcomeOfError` answers for a thrown error (there
  * is no response to return: its cause is that error). A call made inside a request
  * being served carries its [RequestContext] as its tag ([within],
  * [withAmbientContext]): the driver starts from the caller's context, each
@@ -108,7 +113,9 @@ class RetryInterceptor @JvmOverloads constructor(
         return try {
             operate(chain.call(), request, operation)
         } catch (error: Exception) {
-            // OkHttp's contract: an interceptor throws IOException (on OkHttp 3 anything else reaches neither of enqueue's callbacks).
+            // OkHttp's contract: an interceptor throws IOException (on OkHttp 3 anything else reaches neither of enqueue's
+            // callbacks). An attempt's InterruptedException (fatal: isFatal) is OkHttp's own interrupt, the flag set again.
+            if (error is InterruptedException) throw InterruptedIOException("interrupted").apply { initCause(error) }.also { Thread.currentThread().interrupt() }
             throw error as? IOException ?: RetryInterceptorException(refusalMessage(operation, error), error)
         }
     }
@@ -131,7 +138,8 @@ class RetryInterceptor @JvmOverloads constructor(
             val errors = AttemptErrors()
             var returned: Call? = null
             try {
-                val ended = blocking(call::isCanceled, { IOException("Canceled") }) {
+                // `call.cancel()`: OkHttp's IOException("Canceled"); an interrupt: its InterruptedIOException, the flag kept set.
+                val ended = blocking(call::isCanceled, { IOException("Canceled") }, { InterruptedIOException("interrupted") }) {
                     host.run { attempt -> errors.recording(attempt) { send(call, request, attempt, tag, calls, callOf) } }
                 }
                 tag.decision = ended.decision

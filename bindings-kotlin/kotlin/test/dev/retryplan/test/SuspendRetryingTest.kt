@@ -31,6 +31,7 @@ import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.async
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.isActive
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
@@ -87,6 +88,38 @@ class SuspendRetryingTest {
     )
 
     private fun events(into: MutableList<Event>): (Event) -> Unit = { into += it }
+
+    /**
+     * The reviewer's `cancelled-caller`: a coroutine cancelled before it calls
+     * `retrying` gets its CancellationException and no attempt runs. Before
+     * the fix the attempts' supervisor had no link to the caller's Job, so
+     * an attempt launched on a dispatcher that runs it at once (`inline`
+     * always; IO and Default most times) ran its block, a charge made for a
+     * caller already gone, and even returned its value.
+     */
+    @Test
+    fun `a caller cancelled before it calls retrying gets its cancellation and runs no attempt`() = runBlocking {
+        // Inline runs a launched attempt at once, in the launching call: the race IO and Default lose most times, always lost.
+        val inline = object : kotlinx.coroutines.CoroutineDispatcher() {
+            override fun dispatch(context: kotlin.coroutines.CoroutineContext, block: Runnable) = block.run()
+
+            override fun toString() = "Inline"
+        }
+        for (dispatcher in listOf(inline, kotlinx.coroutines.Dispatchers.Unconfined, kotlinx.coroutines.Dispatchers.IO, kotlinx.coroutines.Dispatchers.Default)) {
+            val ran = AtomicInteger()
+            val seen = Collections.synchronizedList(mutableListOf<Event>())
+            var thrown: Throwable? = null
+            val caller = kotlinx.coroutines.GlobalScope.launch(dispatcher) {
+                coroutineContext[Job]!!.cancel()
+                thrown = runCatching { policy().use { policy -> retrying(policy, onDecision = events(seen)) { ran.incrementAndGet().let { "charged" } } } }.exceptionOrNull()
+            }
+            caller.join()
+            assertEquals(0, ran.get(), "on $dispatcher: no attempt ran")
+            assertTrue(thrown is CancellationException, "on $dispatcher: the caller's cancellation propagated: $thrown")
+            assertTrue(seen.none { it.decision is Decision.StartAttempt }, "on $dispatcher: no attempt started: $seen")
+            assertEquals(GiveUpReason.CANCELLED, (seen.last().decision as Decision.GaveUp).reason)
+        }
+    }
 
     @Test
     fun `each attempt's number is attempt, as in Python and JS, and number is its deprecated alias`() = runBlocking {
