@@ -11,6 +11,7 @@ from typing import Any, Dict, List
 import httpx
 import pytest
 import requests
+from fake_clock import FakeClock
 
 import retryplan
 from retryplan import Policy
@@ -47,21 +48,6 @@ def _urllib_error() -> BaseException:
 
 
 ERRORS = [_httpx_error, _requests_error, _urllib_error]
-
-
-class FakeClock:
-    """A monotonic clock that only moves when the helper sleeps."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-        self.slept: List[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(round(seconds, 3))
-        self.now += seconds
 
 
 @pytest.mark.parametrize("make_error", ERRORS)

@@ -7,6 +7,7 @@ import time
 from typing import Any, Callable, List
 
 import pytest
+from fake_clock import FakeClock
 
 import retryplan
 from retryplan import (
@@ -21,21 +22,6 @@ from retryplan import (
 )
 
 POLICY = Policy(max_attempts=4, jitter={"kind": "none"})
-
-
-class FakeClock:
-    """A monotonic clock that only moves when the helper sleeps."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-        self.slept: List[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(round(seconds, 6))
-        self.now += seconds
 
 
 def test_the_first_call_of_a_plain_function_loads_no_typing_and_no_error_classes() -> None:

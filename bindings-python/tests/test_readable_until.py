@@ -4,6 +4,7 @@ abort time (the ending's ``result.readable_until_ms``), a success's without limi
 from typing import Any, List, Tuple
 
 import pytest
+from fake_clock import FakeClock
 
 from retryplan import Policy
 from retryplan._run import Config
@@ -15,19 +16,6 @@ POLICY = Policy(
     total_timeout_ms=60_000,
     response_reserve_ms=0,
 )
-
-
-class FakeClock:
-    """A monotonic clock that only moves when told (an attempt's work, the helper's sleeps)."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class Response:

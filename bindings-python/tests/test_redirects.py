@@ -12,6 +12,7 @@ from typing import Any, Dict, List
 import httpx
 import pytest
 import requests
+from fake_clock import FakeClock
 from server import FAST, Server, status
 
 from retryplan import GaveUpError, Policy
@@ -19,14 +20,6 @@ from retryplan.httpx import AsyncRetryTransport, RetryTransport
 from retryplan.requests import RetryAdapter
 
 POLICY: Dict[str, Any] = {**FAST, "max_attempts": 3, "attempt_timeout": {"fixed_ms": 2000}}
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def redirect(to: str) -> Any:

@@ -12,6 +12,7 @@ import urllib.request
 from typing import Any, Dict, List, Optional
 
 import pytest
+from fake_clock import FakeClock
 from server import Server, retry_after, status
 
 import retryplan
@@ -19,21 +20,6 @@ from retryplan import GaveUpError, Outcome, Policy
 
 POLICY = Policy(max_attempts=4, jitter={"kind": "none"})
 NOW_UNIX = 1559559600.0
-
-
-class FakeClock:
-    """A monotonic clock that only moves when the helper sleeps."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-        self.slept: List[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(round(seconds, 6))
-        self.now += seconds
 
 
 def http_error(code: int, headers: Optional[Dict[str, str]] = None) -> urllib.error.HTTPError:
