@@ -183,7 +183,6 @@ rules! {
     RedeliveryDelays = "redelivery_delays": "redelivery.delays_ms has {0} values; it must have 1 to {1}",
     /// A policy's per-kind retry limit out of its range: field, limit, the largest.
     RetryLimitRange = "retry_limit_range": "{0} ({1}) must be in 0..={2} (no policy makes more attempts)",
-    /// A quota cost above the capacity: field, cost, the capacity's field, capacity.
 
     // Arguments.
     /// A status outside the HTTP range: status.
