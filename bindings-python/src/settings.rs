@@ -6,6 +6,7 @@
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
+use pyo3::types::PyDict;
 use retryplan::Concurrency;
 
 use crate::args::NOW;
@@ -15,6 +16,21 @@ use crate::policy::PyPolicy;
 use crate::sources::{shared, Shared};
 
 static LOGGER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+/// `logging.Logger`, once the application has imported logging.
+static LOGGER_CLASS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// What `logging.Logger.isEnabledFor(level)` answers from what it keeps, read without calling it (a Python call
+/// on every operation): False when the logger is disabled, else its cached answer for `level`; None when it has
+/// none yet (then the method computes and caches it). Every Python from 3.7 keeps that cache (`_cache`, cleared
+/// by `setLevel` and `logging.disable`).
+fn cached_is_enabled_for(logger: &Bound<'_, PyAny>, level: u32) -> PyResult<Option<bool>> {
+    let py = logger.py();
+    if logger.getattr(intern!(py, "disabled"))?.is_truthy()? {
+        return Ok(Some(false));
+    }
+    let Ok(cache) = logger.getattr(intern!(py, "_cache"))?.cast_into::<PyDict>() else { return Ok(None) };
+    cache.get_item(level)?.map(|enabled| enabled.is_truthy()).transpose()
+}
 
 /// A run's listeners: the logger of endings, whether every decision is observed, its telemetry.
 pub(crate) type Listeners = (Option<Py<PyAny>>, bool, Option<Py<PyAny>>);
@@ -67,7 +83,8 @@ impl Settings {
     pub(crate) fn listeners(&self, py: Python<'_>) -> PyResult<Listeners> {
         let telemetry = self.telemetry(py)?;
         let hooked = self.on_decision || telemetry.is_some();
-        let logger = match (&self.logger, self.shared.modules.bind(py).get_item(intern!(py, "logging"))?) {
+        let logging = self.shared.modules.bind(py).get_item(intern!(py, "logging"))?;
+        let logger = match (&self.logger, &logging) {
             (Some(logger), _) => logger.bind(py).clone(),
             (None, Some(logging)) => {
                 let retryplan = || logging.call_method1("getLogger", ("retryplan",)).map(Bound::unbind);
@@ -75,7 +92,18 @@ impl Settings {
             }
             (None, None) => return Ok((None, hooked, telemetry)),
         };
-        let enabled = |level: u32| logger.call_method1(intern!(py, "isEnabledFor"), (level,))?.is_truthy();
+        // A logging.Logger itself (not a subclass, which may answer otherwise) is asked without a Python call.
+        let plain = match &logging {
+            Some(logging) => {
+                let class = LOGGER_CLASS.get_or_try_init(py, || logging.getattr("Logger").map(Bound::unbind))?;
+                logger.get_type().is(class.bind(py))
+            }
+            None => false,
+        };
+        let enabled = |level: u32| match plain.then(|| cached_is_enabled_for(&logger, level)).transpose()?.flatten() {
+            Some(enabled) => Ok(enabled),
+            None => logger.call_method1(intern!(py, "isEnabledFor"), (level,))?.is_truthy(),
+        };
         if !enabled(20)? {
             return Ok((None, hooked, telemetry));
         }
