@@ -546,9 +546,10 @@ impl Run {
         let run = Bound::new(py, Run::new(settings, None, now)?)?;
         let shared = settings.get().shared;
         let token = shared.enter.bind(py).call1((&run,))?;
-        let ending = Ctx::of(&run).run_sequential(attempt, args, kwargs, sleep, Some(now));
+        let ctx = Ctx::of(&run);
+        let ending = ctx.run_sequential(attempt, args, kwargs, sleep, Some(now));
         shared.leave.bind(py).call1((token,))?;
-        Ctx::of(&run).end(ending?)
+        ctx.end(ending?)
     }
 
     /// The helper's `Config` (its hooks).
