@@ -13,12 +13,14 @@ import dev.retryplan.Io
 import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
+import dev.retryplan.REQUEST_ID_HEADER
 import dev.retryplan.RequestContext
 import dev.retryplan.RetryplanException
 import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.description
 import dev.retryplan.eachRequestHeader
+import dev.retryplan.headerNameOption
 import dev.retryplan.httpFailureOf
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
@@ -34,8 +36,9 @@ data class RetriedResponse<T>(val decision: Decision, val response: HttpResponse
  * `java.net.http.HttpClient` with the core's retries (JVM only: Android has no
  * `java.net.http`): an adapter over the same host loop as `retrying`. Each
  * attempt is a copy of the request with the attempt's timeout (the request's
- * own `timeout` where that is shorter), a fresh
- * `X-Request-Id` and, when the plan says so, the `Idempotency-Key`; attempts
+ * own `timeout` where that is shorter), a fresh request id under
+ * [requestIdHeader] (`X-Request-Id`; null leaves it out, an empty name is
+ * refused when the client is made) and, when the plan says so, the `Idempotency-Key`; attempts
  * run concurrently under a hedging policy, and an aborted one is cancelled.
  * The method decides what may be repeated (RFC 9110; `idempotent` overrides
  * it per request); the status and guidance headers are read by the core.
@@ -59,8 +62,12 @@ class RetryingHttpClient(
     onDecision: ((Event) -> Unit)? = null,
     outcomeOfError: ((Throwable) -> Outcome?)? = null,
     clock: MonotonicClock = MonotonicClock.SYSTEM,
+    requestIdHeader: String? = REQUEST_ID_HEADER,
 ) {
     private val helper = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock)
+
+    /** The header carrying each attempt's request id, or null to send none. */
+    private val requestIdHeader = headerNameOption("requestIdHeader", requestIdHeader)
 
     /**
      * Sends [request] (copied per attempt) until the core answers an ending,
@@ -125,7 +132,7 @@ class RetryingHttpClient(
     private fun copy(request: HttpRequest.Builder, ownTimeout: Duration?, attempt: Attempt): HttpRequest {
         val window = Duration.ofMillis(attempt.timeoutMs)
         val builder = request.copy().timeout(if (ownTimeout != null && ownTimeout < window) ownTimeout else window)
-        attempt.eachRequestHeader { name, value -> builder.setHeader(name, value) }
+        attempt.eachRequestHeader(requestIdHeader) { name, value -> builder.setHeader(name, value) }
         return builder.build()
     }
 }

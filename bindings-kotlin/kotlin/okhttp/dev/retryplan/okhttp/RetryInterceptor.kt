@@ -13,6 +13,7 @@ import dev.retryplan.Io
 import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
+import dev.retryplan.REQUEST_ID_HEADER
 import dev.retryplan.RequestContext
 import dev.retryplan.RetryplanException
 import dev.retryplan.Stats
@@ -20,6 +21,7 @@ import dev.retryplan.blocking.blocking
 import dev.retryplan.blocking.interruptible
 import dev.retryplan.description
 import dev.retryplan.eachRequestHeader
+import dev.retryplan.headerNameOption
 import dev.retryplan.httpFailureOf
 import okhttp3.Call
 import okhttp3.Interceptor
@@ -55,7 +57,8 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * Per attempt it bounds the chain's connect, read and write timeouts by the
  * attempt's window (each phase keeps the client's own timeout, or one an
  * interceptor before this one set, where that is shorter), sends a fresh
- * `X-Request-Id` and, when the plan says so,
+ * request id under [requestIdHeader] (`X-Request-Id`; null leaves it out, an
+ * empty name is refused when the interceptor is made) and, when the plan says so,
  * the `Idempotency-Key` (a key the caller set is the operation's key). The
  * method says what may be repeated (RFC 9110; tag the request [Idempotent] to
  * say otherwise); the status (as OkHttp gives it) and the guidance headers
@@ -95,8 +98,12 @@ class RetryInterceptor @JvmOverloads constructor(
     onDecision: ((Event) -> Unit)? = null,
     outcomeOfError: ((Throwable) -> Outcome?)? = null,
     clock: MonotonicClock = MonotonicClock.SYSTEM,
+    requestIdHeader: String? = REQUEST_ID_HEADER,
 ) : Interceptor {
     private val helper = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock)
+
+    /** The header carrying each attempt's request id, or null to send none. */
+    private val requestIdHeader = headerNameOption("requestIdHeader", requestIdHeader)
 
     /** The attempt calls this interceptor made, and their request and timeout: let through, not retried again. */
     private val attempts = Collections.synchronizedMap(IdentityHashMap<Call, Pair<Request, Int>>())
@@ -169,7 +176,7 @@ class RetryInterceptor @JvmOverloads constructor(
         callOf: MutableMap<Response, Call>,
     ): Response {
         val builder = request.newBuilder().tag(RetryTag::class.java, tag)
-        attempt.eachRequestHeader { name, value -> builder.header(name, value) }
+        attempt.eachRequestHeader(requestIdHeader) { name, value -> builder.header(name, value) }
         val timeoutMs = attempt.timeoutMs.coerceIn(1, Int.MAX_VALUE.toLong()).toInt() // 0 is "no timeout" to OkHttp
         val own = call.clone()
         calls += own
