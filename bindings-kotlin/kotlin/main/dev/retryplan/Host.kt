@@ -418,6 +418,16 @@ private fun Throwable.isMisuse() = this is RetryplanException && blame.isMisuse
  */
 private fun Throwable.isCancellation() = this is CancellationException && this !is TimeoutCancellationException
 
+/**
+ * Whether a response came through a redirect its client followed inside the attempt, from the statuses of the
+ * responses before it in the client's chain of follow-ups ([priorStatuses]: OkHttp's `priorResponse()`,
+ * java.net.http's `previousResponse()`): one of them a 3xx. A client makes other follow-ups too, the same request
+ * sent again to the same URL (OkHttp's resend of a 503 with `Retry-After: 0`, either client's answer to an
+ * authentication challenge, 401 or 407): those are part of the one attempt, never a redirect, so a POST whose 503
+ * OkHttp resent by itself is not read as possibly processed by an earlier hop.
+ */
+internal fun followedRedirect(priorStatuses: Sequence<Int>): Boolean = priorStatuses.any { it in 300..399 }
+
 /** The failure table of an HTTP helper: the binding's, and any other I/O error of the client as a lost connection. */
 internal fun httpFailureOf(error: Throwable): Failure? = failureOf(error) ?: if (error is java.io.IOException) Failure.CONNECTION_LOST else null
 

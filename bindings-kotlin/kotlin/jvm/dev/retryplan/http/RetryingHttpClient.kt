@@ -20,6 +20,7 @@ import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.description
 import dev.retryplan.eachRequestHeader
+import dev.retryplan.followedRedirect
 import dev.retryplan.headerNameOption
 import dev.retryplan.httpFailureOf
 import java.net.http.HttpClient
@@ -49,8 +50,9 @@ data class RetriedResponse<T>(val decision: Decision, val response: HttpResponse
  * is readable until its attempt's abort time, when an [AutoCloseable] body is
  * closed; a success's body is the caller's. Redirects are the client's
  * (`followRedirects`; the JDK's default, `NEVER`, returns the 3xx), followed
- * inside the attempt: a response got through one (`previousResponse()`) is
- * handed to the core as redirected, which reads its retryable failure as
+ * inside the attempt: a response got through one (a 3xx among its
+ * `previousResponse()`s; an `Authenticator`'s answer to a 401 or 407 is the
+ * same attempt, not a redirect) is handed to the core as redirected, which reads its retryable failure as
  * ambiguous (an earlier hop may have processed the request), so a POST
  * answered 303 whose target answers 503 ends reconcile unless keyed.
  */
@@ -113,9 +115,11 @@ class RetryingHttpClient(
             // An invalid request, as the client's own refusal is: an IllegalArgumentException, the core's words, the typed cause.
             throw IllegalArgumentException("retryplan: $operation: ${refused.description}", refused)
         }
-        // A client that follows redirects does so inside the attempt: a response with a previous one is a redirect target's answer.
+        // A client that follows redirects does so inside the attempt: a response with a 3xx among its previous ones is a
+        // redirect target's answer (a previous 401 or 407 is the client's answer to a challenge: the same attempt).
         val read = { response: HttpResponse<T> ->
-            HttpReading(response.statusCode().toLong(), response.previousResponse().isPresent) { response.headers().firstValue(it).orElse(null) }
+            val previous = generateSequence(response.previousResponse().orElse(null)) { it.previousResponse().orElse(null) }
+            HttpReading(response.statusCode().toLong(), followedRedirect(previous.map { it.statusCode() })) { response.headers().firstValue(it).orElse(null) }
         }
         return helper.operate(Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), served, http) { host ->
             val ownTimeout = template.timeout().orElse(null)

@@ -21,6 +21,7 @@ import dev.retryplan.blocking.blocking
 import dev.retryplan.blocking.interruptible
 import dev.retryplan.description
 import dev.retryplan.eachRequestHeader
+import dev.retryplan.followedRedirect
 import dev.retryplan.headerNameOption
 import dev.retryplan.httpFailureOf
 import okhttp3.Call
@@ -65,8 +66,10 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * are read by the core. A one-shot or duplex body is sent once, never hedged,
  * and the operation ends `gave_up body_not_replayable` where a retry was
  * wanted. OkHttp follows redirects inside the attempt, under its window; a
- * response got through one (`priorResponse()`) is handed to the core as
- * redirected, which reads its retryable failure as ambiguous (an earlier hop
+ * response got through one (a 3xx among its `priorResponse()`s) is handed to the core as
+ * redirected (OkHttp's other follow-ups, its own resend of a 503 with
+ * `Retry-After: 0` and an `Authenticator`'s answer to a 401 or 407, are the same
+ * attempt, not a redirect), which reads its retryable failure as ambiguous (an earlier hop
  * may have processed the request), so a POST answered 303 whose target
  * answers 503 ends reconcile unless keyed. It
  * returns the response the core chooses (the last one, unless reconcile; the
@@ -132,8 +135,9 @@ class RetryInterceptor @JvmOverloads constructor(
         if (call.isCanceled) throw IOException("Canceled")
         // A key the caller set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
         val http = helper.policy.httpRequest(request.method(), request.tag(Idempotent::class.java)?.value, request.header(IDEMPOTENCY_KEY_HEADER))
-        // OkHttp follows redirects inside the attempt's call: a response with a prior one is a redirect target's answer.
-        val io = Io<Response>({ HttpReading(it.code().toLong(), it.priorResponse() != null, it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
+        // OkHttp follows redirects inside the attempt's call: a response with a 3xx among its prior ones is a redirect
+        // target's answer (a prior 503 or 401 is OkHttp's own resend of the same request: the same attempt).
+        val io = Io<Response>({ HttpReading(it.code().toLong(), followedRedirect(priorStatuses(it)), it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
         // The request being served, carried as the call's tag (OkHttpClient.within): no ThreadLocal.
         return helper.operate(io, request.tag(RequestContext::class.java), http, isOneShot(request.body())) { host ->
             val tag = RetryTag(host.key)
@@ -203,6 +207,9 @@ class RetryInterceptorException internal constructor(message: String, cause: Thr
 
 /** The message of a [RetryInterceptorException]: the request, and the core's words for its error, else the exception. */
 private fun refusalMessage(operation: String, cause: Exception) = "retryplan: $operation: ${if (cause is RetryplanException) cause.description else cause.toString()}"
+
+/** The statuses of the responses OkHttp followed up to get [response] (its `priorResponse()` chain), the latest first. */
+private fun priorStatuses(response: Response): Sequence<Int> = generateSequence(response.priorResponse(), Response::priorResponse).map(Response::code)
 
 /** The smaller of a chain's own timeout ([ownMs]; 0 is no timeout in OkHttp) and the attempt's window ([attemptMs]). */
 private fun tighter(ownMs: Int, attemptMs: Int): Int = if (ownMs in 1 until attemptMs) ownMs else attemptMs
