@@ -181,8 +181,13 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * in the list as written: 121791 B, against 121047 B for the base built in
  * the same run, +744 B, so 121900 B.
  * Both, merged: 121990 B (+943 B against 121047 B), so 122050 B.
+ * Session 22's parity branch: an HTTP status a policy names read by the HTTP
+ * status rule's own `Bounded` (70000 refused in its words, not a u16's) and the
+ * core's rule `ending_reconcile_key_not_sent` (retryFetch with
+ * `idempotencyKeyHeader: null`): 122065 B, against 121988 B for the base built
+ * in the same run, +77 B (+36 B the rule, +41 B the status reader), so 122150 B.
  */
-const LIMIT = 122_050;
+const LIMIT = 122_150;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the

@@ -136,6 +136,7 @@ export const RULES = [
   ["forced_status_range", "status_forcelist ({0}) must be a 2xx or 400-599 status (1xx are interim, 3xx followed)"],
   ["ending_gave_up", "retryplan: {0}: gave up after {1}: {2}"],
   ["ending_reconcile", "retryplan: {0}: the write may have happened; do not repeat it blindly: look it up (reconcile it) by its idempotency key {1:q}"],
+  ["ending_reconcile_key_not_sent", "retryplan: {0}: the write may have happened; do not repeat it blindly: look it up (reconcile it) by other means: no idempotency key was sent with it"],
   ["ending_restart", "retryplan: {0}: a conflict: re-read the current state, recompute the change and restart the unit of work within its deadline"],
   ["one_attempt", "1 attempt"],
   ["attempts", "{0} attempts"],

@@ -332,3 +332,98 @@ test('a network TypeError with a cause is still read by the failure table (a res
   assert.equal(result.decision.type, 'succeeded');
   assert.equal(calls, 2);
 });
+
+/** A POST's policy without a word on idempotency: RFC 9110 says a POST may not be repeated, so it reconciles. */
+const unkeyed = () =>
+  Policy.fromConfig({
+    maxAttempts: 3,
+    totalTimeoutMs: 5000,
+    attemptTimeout: { fixedMs: 2000 },
+    backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
+    jitter: { kind: 'none' },
+  });
+
+test('reconcile names the key the request was sent with, and with idempotencyKeyHeader: null says none was sent', async () => {
+  const unsentWords = 'look it up (reconcile it) by other means: no idempotency key was sent with it';
+  const malformed =
+    "; the last response's status 999 is no HTTP status (100..=599): read as a malformed response, the server's fault";
+  // A dropped connection (may have been processed) and a status that is no HTTP status (with the core's hint after it).
+  for (const [path, hint] of [
+    ['/drop', ''],
+    ['/weird', malformed],
+  ]) {
+    const sent = `${path}?key-sent`;
+    const named = await rejection(retryFetch(`${base}${sent}`, { method: 'POST', body: 'x' }, { policy: unkeyed() }));
+    assert.equal(named.name, 'ReconcileRequiredError');
+    assert.equal(seen.get(sent)[0].headers['idempotency-key'], named.idempotencyKey);
+    assert.equal(
+      named.message,
+      `retryplan: POST ${base}${sent}: the write may have happened; do not repeat it blindly: look it up (reconcile it) by its idempotency key "${named.idempotencyKey}"${hint}`,
+    );
+    const unsent = `${path}?key-not-sent`;
+    const options = { policy: unkeyed(), idempotencyKeyHeader: null };
+    const error = await rejection(retryFetch(`${base}${unsent}`, { method: 'POST', body: 'x' }, options));
+    assert.equal(error.name, 'ReconcileRequiredError');
+    assert.equal(seen.get(unsent)[0].headers['idempotency-key'], undefined, 'no key went');
+    assert.equal(
+      error.message,
+      `retryplan: POST ${base}${unsent}: the write may have happened; do not repeat it blindly: ${unsentWords}${hint}`,
+    );
+  }
+});
+
+/**
+ * A fetch that records the headers it was called with and cancels the operation (`controller.abort(reason)`) while
+ * the request is in flight, then rejects as fetch does, with its signal's reason.
+ */
+const cancellingFetch = (controller, reason, sent) => (_input, init) => {
+  sent.push(init.headers);
+  controller.abort(reason);
+  return new Promise((_resolve, reject) => {
+    if (init.signal.aborted) reject(init.signal.reason);
+    else init.signal.addEventListener('abort', () => reject(init.signal.reason));
+  });
+};
+
+test("a cancelled request sent with the key rejects with the signal's reason carrying it as idempotencyKey; none when no key went", async () => {
+  for (const idempotencyKeyHeader of ['Idempotency-Key', 'X-Key', null]) {
+    const controller = new AbortController();
+    const reason = new Error('page closed');
+    const sent = [];
+    const fetch = cancellingFetch(controller, reason, sent);
+    const options = { policy: policy(), fetch, signal: controller.signal, idempotencyKeyHeader };
+    const error = await rejection(retryFetch('http://127.0.0.1:9/orders', { method: 'POST', body: 'x' }, options));
+    assert.equal(error, reason, 'the reason itself');
+    assert.equal(sent.length, 1);
+    if (idempotencyKeyHeader === null) {
+      assert.equal(Object.hasOwn(error, 'idempotencyKey'), false, 'no key went: none is named');
+    } else {
+      assert.ok(typeof error.idempotencyKey === 'string' && error.idempotencyKey !== '');
+      assert.equal(sent[0].get(idempotencyKeyHeader), error.idempotencyKey, idempotencyKeyHeader);
+    }
+  }
+  // A reason that takes no property is the rejection as it is.
+  for (const reason of ['gone', Object.freeze(new Error('frozen'))]) {
+    const controller = new AbortController();
+    const fetch = cancellingFetch(controller, reason, []);
+    const error = await rejection(
+      retryFetch(
+        'http://127.0.0.1:9/orders',
+        { method: 'POST', body: 'x' },
+        { policy: policy(), fetch, signal: controller.signal },
+      ),
+    );
+    assert.equal(error, reason);
+  }
+  // A request cancelled before any attempt sent nothing: its reason names no key.
+  const reason = new Error('never sent');
+  const error = await rejection(
+    retryFetch(
+      'http://127.0.0.1:9/orders',
+      { method: 'POST', body: 'x' },
+      { policy: policy(), signal: AbortSignal.abort(reason), fetch: () => assert.fail('nothing is sent') },
+    ),
+  );
+  assert.equal(error, reason);
+  assert.equal(Object.hasOwn(error, 'idempotencyKey'), false);
+});

@@ -30,6 +30,11 @@ pub(crate) const HEDGED_ATTEMPTS: Bounded = Bounded { min: 1, max: MAX_HEDGED_AT
 /// Each `retry_limits.*`: a limit of `n` allows `n` retries, so fewer than
 /// `max_attempts` can ever make.
 pub(crate) const RETRY_LIMIT: Bounded = Bounded { min: 0, max: MAX_ATTEMPTS_LIMIT - 1, rule: Rule::RetryLimitRange };
+/// An HTTP status a policy names (each item of an `http_statuses` list,
+/// `server_guidance.statuses[].status`): read with the words validation
+/// refuses a status outside 100..=599 with, whatever the number (70000, -1,
+/// 2.5) or a string, rather than the range of the `u16` it is kept in.
+pub(crate) const HTTP_STATUS: Bounded = Bounded { min: 100, max: 599, rule: Rule::FieldNotHttpStatus };
 
 /// How long one attempt may run.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

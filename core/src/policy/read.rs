@@ -10,7 +10,7 @@ use super::config::{
     AttemptTimeoutConfig, BackoffConfig, HedgingConfig, JitterConfig, PolicyConfig, PropagationConfig,
     RedeliveryConfig, RetryLimitsConfig, RetryOnConfig, ServerGuidanceConfig, StatusGuidanceConfig, StatusSetConfig,
 };
-use super::config::{HEDGED_ATTEMPTS, MAX_ATTEMPTS, RETRY_LIMIT};
+use super::config::{HEDGED_ATTEMPTS, HTTP_STATUS, MAX_ATTEMPTS, RETRY_LIMIT};
 use super::names::JitterKind;
 use crate::config::error::Error;
 
@@ -169,7 +169,7 @@ fn read_retry_on(value: &Value, path: &str) -> Result<RetryOnConfig, Error> {
     let fields =
         Fields::new(value, path, &["http_statuses", "grpc_codes", "transport", "error_codes", "all_server_errors"])?;
     Ok(RetryOnConfig {
-        http_statuses: fields.or("http_statuses", defaults.http_statuses)?,
+        http_statuses: fields.with("http_statuses", defaults.http_statuses, read_http_statuses)?,
         grpc_codes: fields.with("grpc_codes", defaults.grpc_codes, read_names)?,
         transport: fields.with("transport", defaults.transport, read_names)?,
         error_codes: fields.with("error_codes", defaults.error_codes, read_names)?,
@@ -180,7 +180,7 @@ fn read_retry_on(value: &Value, path: &str) -> Result<RetryOnConfig, Error> {
 fn read_status_set(value: &Value, path: &str) -> Result<StatusSetConfig, Error> {
     let fields = Fields::new(value, path, &["http_statuses", "grpc_codes"])?;
     Ok(StatusSetConfig {
-        http_statuses: fields.or("http_statuses", Vec::new())?,
+        http_statuses: fields.with("http_statuses", Vec::new(), read_http_statuses)?,
         grpc_codes: fields.with("grpc_codes", Vec::new(), read_names)?,
     })
 }
@@ -204,6 +204,16 @@ fn read_server_guidance(value: &Value, path: &str) -> Result<ServerGuidanceConfi
     })
 }
 
+/// Reads an `http_statuses` list: each item an HTTP status ([`HTTP_STATUS`]).
+fn read_http_statuses(value: &Value, path: &str) -> Result<Vec<u16>, Error> {
+    list(value, path, Rule::List, read_http_status)
+}
+
+/// Reads an HTTP status: what is no status at all (70000, -1, a string) in the words of one outside 100..=599.
+fn read_http_status(value: &Value, path: &str) -> Result<u16, Error> {
+    HTTP_STATUS.read_u16(value, path)
+}
+
 /// Reads `server_guidance.statuses`: a list of per-status rules.
 fn read_status_rules(value: &Value, path: &str) -> Result<Vec<StatusGuidanceConfig>, Error> {
     list(value, path, Rule::ListOfStatusRules, read_status_rule)
@@ -212,7 +222,7 @@ fn read_status_rules(value: &Value, path: &str) -> Result<Vec<StatusGuidanceConf
 fn read_status_rule(value: &Value, path: &str) -> Result<StatusGuidanceConfig, Error> {
     let fields = Fields::new(value, path, &["status", "honor", "requires_guidance", "cap_ms", "above_cap"])?;
     Ok(StatusGuidanceConfig {
-        status: fields.required("status")?,
+        status: fields.required_with("status", read_http_status)?,
         honor: fields.optional("honor", bool::from_value)?,
         requires_guidance: fields.or("requires_guidance", false)?,
         cap_ms: fields.optional("cap_ms", u64::from_value)?,
@@ -341,6 +351,44 @@ mod tests {
                 assert_eq!((&**at, message.rule()), (field, rule), "{error}");
                 let expected = validated.replacen(&format!("({refused})"), &format!("({shown})"), 1);
                 assert_eq!(message.to_string(), expected, "{field} {written}");
+            }
+        }
+    }
+
+    /// Each HTTP status a policy names: what is no status at all (beyond a
+    /// `u16`, negative, fractional, a string) is refused in the words
+    /// validation refuses a status outside 100..=599 with (600), not with
+    /// the range of the `u16` it is kept in.
+    #[test]
+    fn a_status_beyond_16_bits_is_refused_as_no_http_status() {
+        use crate::config::error::ConfigKind;
+        use crate::Policy;
+        let cases = [
+            ("retry_on.http_statuses[1]", r#"{"retry_on": {"http_statuses": [503, VALUE]}}"#),
+            ("ambiguous.http_statuses[0]", r#"{"ambiguous": {"http_statuses": [VALUE]}}"#),
+            ("conflict.http_statuses[0]", r#"{"conflict": {"http_statuses": [VALUE]}}"#),
+            ("server_guidance.statuses[0].status", r#"{"server_guidance": {"statuses": [{"status": VALUE}]}}"#),
+        ];
+        for (field, config) in cases {
+            let error = Policy::from_json(&config.replace("VALUE", "600")).unwrap_err();
+            let Error::ConfigViolations { violations, .. } = &error else { panic!("{field}: {error}") };
+            let [violation] = violations.as_slice() else { panic!("{field}: {error}") };
+            assert_eq!(violation.field.as_str(), field, "{error}");
+            let validated = violation.message.to_string();
+            assert_eq!(validated, format!("{field} (600) must be an HTTP status in 100..=599"));
+            for (written, shown) in
+                [("70000", "70000"), ("-1", "-1"), ("2.5", "2.5"), (r#""503""#, r#"the string "503""#)]
+            {
+                let error = PolicyConfig::from_json(&config.replace("VALUE", written)).unwrap_err();
+                let Error::InvalidConfig { config: ConfigKind::Policy, field: at, message } = &error else {
+                    panic!("{field} {written}: {error}")
+                };
+                assert_eq!((&**at, message.rule()), (field, HTTP_STATUS.rule), "{error}");
+                assert_eq!(
+                    message.to_string(),
+                    validated.replacen("(600)", &format!("({shown})"), 1),
+                    "{field} {written}"
+                );
             }
         }
     }

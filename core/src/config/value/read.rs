@@ -138,12 +138,14 @@ impl FromValue for u32 {
 
 /// A whole-number field with a rule of its own: the range its
 /// configuration's validation enforces (`max_attempts` in 1..=128,
-/// `budget.max_tokens` in 1..=1000) and the [`Rule`] that words it, with the
-/// arguments field, value found, `max`. Validation refuses a number outside
-/// the range with it ([`Bounded::check`]); the reader ([`Bounded::read`])
+/// `budget.max_tokens` in 1..=1000, an HTTP status in 100..=599) and the
+/// [`Rule`] that words it, with the arguments field, value found, `max` (a
+/// rule may leave `max` out: an HTTP status's words name its range). Validation
+/// refuses a number outside the range with it ([`Bounded::check`]); the reader
+/// ([`Bounded::read`], [`Bounded::read_u16`] for a field kept in a `u16`)
 /// refuses with the same words what is no whole number of the type at all
-/// (2^32, -1, 2.5, a string), not with the range of the `u32` it is kept in:
-/// one field, one rule, whichever step finds the mistake.
+/// (2^32, -1, 2.5, a string; 70000 for a `u16`), not with the range of the
+/// type it is kept in: one field, one rule, whichever step finds the mistake.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bounded {
     /// The least value the rule allows.
@@ -166,13 +168,26 @@ impl Bounded {
     /// with the field's rule. A `u32` outside the range is read: validation
     /// refuses it with every other broken rule.
     pub(crate) fn read(self, value: &Value, path: &str) -> Result<u32, Error> {
-        u32::from_value(value, path).map_err(|_| {
-            let found = match value {
-                Value::Number(number) => number.arg(),
-                other => Arg::from(other.describe()),
-            };
-            read_error(path, self.message(path, found))
-        })
+        u32::from_value(value, path).map_err(|_| self.refused(value, path))
+    }
+
+    /// [`Bounded::read`] for a field kept in a `u16` (an HTTP status): what
+    /// is no `u16` at all (70000 included) is refused with the field's rule.
+    pub(crate) fn read_u16(self, value: &Value, path: &str) -> Result<u16, Error> {
+        // Through the u32 reader (one reader of whole numbers in the wasm), then the u16's own range.
+        let number = self.read(value, path)?;
+        u16::try_from(number).map_err(|_| self.refused(value, path))
+    }
+
+    /// The reading error of `value` at `path`, no whole number of the field's type: the rule's words.
+    #[cold]
+    #[inline(never)]
+    fn refused(self, value: &Value, path: &str) -> Error {
+        let found = match value {
+            Value::Number(number) => number.arg(),
+            other => Arg::from(other.describe()),
+        };
+        read_error(path, self.message(path, found))
     }
 
     /// The violation at `field` when `value` is outside the range.

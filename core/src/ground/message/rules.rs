@@ -331,6 +331,9 @@ rules! {
     EndingGaveUp = "ending_gave_up": "retryplan: {0}: gave up after {1}: {2}",
     /// An unsafe write that may have happened: the operation, its idempotency key.
     EndingReconcile = "ending_reconcile": "retryplan: {0}: the write may have happened; do not repeat it blindly: look it up (reconcile it) by its idempotency key {1:q}",
+    /// An unsafe write that may have happened, whose helper sent no idempotency key (JS's `idempotencyKeyHeader:
+    /// null`): the operation. Nothing names a key the server never saw.
+    EndingReconcileKeyNotSent = "ending_reconcile_key_not_sent": "retryplan: {0}: the write may have happened; do not repeat it blindly: look it up (reconcile it) by other means: no idempotency key was sent with it",
     /// A conflict: the operation.
     EndingRestart = "ending_restart": "retryplan: {0}: a conflict: re-read the current state, recompute the change and restart the unit of work within its deadline",
     /// One attempt.

@@ -418,12 +418,37 @@ private fun Throwable.isMisuse() = this is RetryplanException && blame.isMisuse
  */
 private fun Throwable.isCancellation() = this is CancellationException && this !is TimeoutCancellationException
 
+/**
+ * Whether a response came through a redirect its client followed inside the attempt, from the statuses of the
+ * responses before it in the client's chain of follow-ups ([priorStatuses]: OkHttp's `priorResponse()`,
+ * java.net.http's `previousResponse()`): one of them a 3xx. A client makes other follow-ups too, the same request
+ * sent again to the same URL (OkHttp's resend of a 503 with `Retry-After: 0`, either client's answer to an
+ * authentication challenge, 401 or 407): those are part of the one attempt, never a redirect, so a POST whose 503
+ * OkHttp resent by itself is not read as possibly processed by an earlier hop.
+ */
+internal fun followedRedirect(priorStatuses: Sequence<Int>): Boolean = priorStatuses.any { it in 300..399 }
+
 /** The failure table of an HTTP helper: the binding's, and any other I/O error of the client as a lost connection. */
 internal fun httpFailureOf(error: Throwable): Failure? = failureOf(error) ?: if (error is java.io.IOException) Failure.CONNECTION_LOST else null
 
-/** Sets the headers of this attempt's request through [set]: its request id, the key when the plan sends it, the core's outgoing headers. */
-internal inline fun Attempt.eachRequestHeader(set: (String, String) -> Unit) {
-    set(REQUEST_ID_HEADER, requestId)
+/**
+ * Sets the headers of this attempt's request through [set]: its request id under [requestIdHeader] (none when null),
+ * the key when the plan sends it, the core's outgoing headers.
+ */
+internal inline fun Attempt.eachRequestHeader(requestIdHeader: String?, set: (String, String) -> Unit) {
+    if (requestIdHeader != null) set(requestIdHeader, requestId)
     if (sendIdempotencyKey) set(IDEMPOTENCY_KEY_HEADER, idempotencyKey)
     for (field in propagationHeaders) set(field.name, field.value)
+}
+
+/** The rule of an HTTP helper's header name option (`requestIdHeader`), worded as Python's. */
+internal const val HEADER_NAME_RULE = "must be a header name (a non-empty string), or null to leave the header out"
+
+/**
+ * [name], the value of the header name option [field], when it is null (the header is left out) or not empty;
+ * else the helper is refused when it is made, a [RetryplanException.InvalidArgument] naming [field] (Python's rule).
+ */
+internal fun headerNameOption(field: String, name: String?): String? {
+    if (name == "") throw RetryplanException.InvalidArgument(field, HEADER_NAME_RULE, "invalid_argument", Blame.CALLER, "invalid argument `$field`: $HEADER_NAME_RULE, got \"\"")
+    return name
 }

@@ -13,12 +13,15 @@ import dev.retryplan.Io
 import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
+import dev.retryplan.REQUEST_ID_HEADER
 import dev.retryplan.RequestContext
 import dev.retryplan.RetryplanException
 import dev.retryplan.Stats
 import dev.retryplan.blocking.blocking
 import dev.retryplan.description
 import dev.retryplan.eachRequestHeader
+import dev.retryplan.followedRedirect
+import dev.retryplan.headerNameOption
 import dev.retryplan.httpFailureOf
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
@@ -34,8 +37,9 @@ data class RetriedResponse<T>(val decision: Decision, val response: HttpResponse
  * `java.net.http.HttpClient` with the core's retries (JVM only: Android has no
  * `java.net.http`): an adapter over the same host loop as `retrying`. Each
  * attempt is a copy of the request with the attempt's timeout (the request's
- * own `timeout` where that is shorter), a fresh
- * `X-Request-Id` and, when the plan says so, the `Idempotency-Key`; attempts
+ * own `timeout` where that is shorter), a fresh request id under
+ * [requestIdHeader] (`X-Request-Id`; null leaves it out, an empty name is
+ * refused when the client is made) and, when the plan says so, the `Idempotency-Key`; attempts
  * run concurrently under a hedging policy, and an aborted one is cancelled.
  * The method decides what may be repeated (RFC 9110; `idempotent` overrides
  * it per request); the status and guidance headers are read by the core.
@@ -46,8 +50,9 @@ data class RetriedResponse<T>(val decision: Decision, val response: HttpResponse
  * is readable until its attempt's abort time, when an [AutoCloseable] body is
  * closed; a success's body is the caller's. Redirects are the client's
  * (`followRedirects`; the JDK's default, `NEVER`, returns the 3xx), followed
- * inside the attempt: a response got through one (`previousResponse()`) is
- * handed to the core as redirected, which reads its retryable failure as
+ * inside the attempt: a response got through one (a 3xx among its
+ * `previousResponse()`s; an `Authenticator`'s answer to a 401 or 407 is the
+ * same attempt, not a redirect) is handed to the core as redirected, which reads its retryable failure as
  * ambiguous (an earlier hop may have processed the request), so a POST
  * answered 303 whose target answers 503 ends reconcile unless keyed.
  */
@@ -59,8 +64,12 @@ class RetryingHttpClient(
     onDecision: ((Event) -> Unit)? = null,
     outcomeOfError: ((Throwable) -> Outcome?)? = null,
     clock: MonotonicClock = MonotonicClock.SYSTEM,
+    requestIdHeader: String? = REQUEST_ID_HEADER,
 ) {
     private val helper = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock)
+
+    /** The header carrying each attempt's request id, or null to send none. */
+    private val requestIdHeader = headerNameOption("requestIdHeader", requestIdHeader)
 
     /**
      * Sends [request] (copied per attempt) until the core answers an ending,
@@ -106,9 +115,11 @@ class RetryingHttpClient(
             // An invalid request, as the client's own refusal is: an IllegalArgumentException, the core's words, the typed cause.
             throw IllegalArgumentException("retryplan: $operation: ${refused.description}", refused)
         }
-        // A client that follows redirects does so inside the attempt: a response with a previous one is a redirect target's answer.
+        // A client that follows redirects does so inside the attempt: a response with a 3xx among its previous ones is a
+        // redirect target's answer (a previous 401 or 407 is the client's answer to a challenge: the same attempt).
         val read = { response: HttpResponse<T> ->
-            HttpReading(response.statusCode().toLong(), response.previousResponse().isPresent) { response.headers().firstValue(it).orElse(null) }
+            val previous = generateSequence(response.previousResponse().orElse(null)) { it.previousResponse().orElse(null) }
+            HttpReading(response.statusCode().toLong(), followedRedirect(previous.map { it.statusCode() })) { response.headers().firstValue(it).orElse(null) }
         }
         return helper.operate(Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), served, http) { host ->
             val ownTimeout = template.timeout().orElse(null)
@@ -125,7 +136,7 @@ class RetryingHttpClient(
     private fun copy(request: HttpRequest.Builder, ownTimeout: Duration?, attempt: Attempt): HttpRequest {
         val window = Duration.ofMillis(attempt.timeoutMs)
         val builder = request.copy().timeout(if (ownTimeout != null && ownTimeout < window) ownTimeout else window)
-        attempt.eachRequestHeader { name, value -> builder.setHeader(name, value) }
+        attempt.eachRequestHeader(requestIdHeader) { name, value -> builder.setHeader(name, value) }
         return builder.build()
     }
 }

@@ -13,6 +13,7 @@ import dev.retryplan.Io
 import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
+import dev.retryplan.REQUEST_ID_HEADER
 import dev.retryplan.RequestContext
 import dev.retryplan.RetryplanException
 import dev.retryplan.Stats
@@ -20,6 +21,8 @@ import dev.retryplan.blocking.blocking
 import dev.retryplan.blocking.interruptible
 import dev.retryplan.description
 import dev.retryplan.eachRequestHeader
+import dev.retryplan.followedRedirect
+import dev.retryplan.headerNameOption
 import dev.retryplan.httpFailureOf
 import okhttp3.Call
 import okhttp3.Interceptor
@@ -55,15 +58,18 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * Per attempt it bounds the chain's connect, read and write timeouts by the
  * attempt's window (each phase keeps the client's own timeout, or one an
  * interceptor before this one set, where that is shorter), sends a fresh
- * `X-Request-Id` and, when the plan says so,
+ * request id under [requestIdHeader] (`X-Request-Id`; null leaves it out, an
+ * empty name is refused when the interceptor is made) and, when the plan says so,
  * the `Idempotency-Key` (a key the caller set is the operation's key). The
  * method says what may be repeated (RFC 9110; tag the request [Idempotent] to
  * say otherwise); the status (as OkHttp gives it) and the guidance headers
  * are read by the core. A one-shot or duplex body is sent once, never hedged,
  * and the operation ends `gave_up body_not_replayable` where a retry was
  * wanted. OkHttp follows redirects inside the attempt, under its window; a
- * response got through one (`priorResponse()`) is handed to the core as
- * redirected, which reads its retryable failure as ambiguous (an earlier hop
+ * response got through one (a 3xx among its `priorResponse()`s) is handed to the core as
+ * redirected (OkHttp's other follow-ups, its own resend of a 503 with
+ * `Retry-After: 0` and an `Authenticator`'s answer to a 401 or 407, are the same
+ * attempt, not a redirect), which reads its retryable failure as ambiguous (an earlier hop
  * may have processed the request), so a POST answered 303 whose target
  * answers 503 ends reconcile unless keyed. It
  * returns the response the core chooses (the last one, unless reconcile; the
@@ -95,8 +101,12 @@ class RetryInterceptor @JvmOverloads constructor(
     onDecision: ((Event) -> Unit)? = null,
     outcomeOfError: ((Throwable) -> Outcome?)? = null,
     clock: MonotonicClock = MonotonicClock.SYSTEM,
+    requestIdHeader: String? = REQUEST_ID_HEADER,
 ) : Interceptor {
     private val helper = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock)
+
+    /** The header carrying each attempt's request id, or null to send none. */
+    private val requestIdHeader = headerNameOption("requestIdHeader", requestIdHeader)
 
     /** The attempt calls this interceptor made, and their request and timeout: let through, not retried again. */
     private val attempts = Collections.synchronizedMap(IdentityHashMap<Call, Pair<Request, Int>>())
@@ -125,8 +135,9 @@ class RetryInterceptor @JvmOverloads constructor(
         if (call.isCanceled) throw IOException("Canceled")
         // A key the caller set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
         val http = helper.policy.httpRequest(request.method(), request.tag(Idempotent::class.java)?.value, request.header(IDEMPOTENCY_KEY_HEADER))
-        // OkHttp follows redirects inside the attempt's call: a response with a prior one is a redirect target's answer.
-        val io = Io<Response>({ HttpReading(it.code().toLong(), it.priorResponse() != null, it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
+        // OkHttp follows redirects inside the attempt's call: a response with a 3xx among its prior ones is a redirect
+        // target's answer (a prior 503 or 401 is OkHttp's own resend of the same request: the same attempt).
+        val io = Io<Response>({ HttpReading(it.code().toLong(), followedRedirect(priorStatuses(it)), it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
         // The request being served, carried as the call's tag (OkHttpClient.within): no ThreadLocal.
         return helper.operate(io, request.tag(RequestContext::class.java), http, isOneShot(request.body())) { host ->
             val tag = RetryTag(host.key)
@@ -169,7 +180,7 @@ class RetryInterceptor @JvmOverloads constructor(
         callOf: MutableMap<Response, Call>,
     ): Response {
         val builder = request.newBuilder().tag(RetryTag::class.java, tag)
-        attempt.eachRequestHeader { name, value -> builder.header(name, value) }
+        attempt.eachRequestHeader(requestIdHeader) { name, value -> builder.header(name, value) }
         val timeoutMs = attempt.timeoutMs.coerceIn(1, Int.MAX_VALUE.toLong()).toInt() // 0 is "no timeout" to OkHttp
         val own = call.clone()
         calls += own
@@ -196,6 +207,9 @@ class RetryInterceptorException internal constructor(message: String, cause: Thr
 
 /** The message of a [RetryInterceptorException]: the request, and the core's words for its error, else the exception. */
 private fun refusalMessage(operation: String, cause: Exception) = "retryplan: $operation: ${if (cause is RetryplanException) cause.description else cause.toString()}"
+
+/** The statuses of the responses OkHttp followed up to get [response] (its `priorResponse()` chain), the latest first. */
+private fun priorStatuses(response: Response): Sequence<Int> = generateSequence(response.priorResponse(), Response::priorResponse).map(Response::code)
 
 /** The smaller of a chain's own timeout ([ownMs]; 0 is no timeout in OkHttp) and the attempt's window ([attemptMs]). */
 private fun tighter(ownMs: Int, attemptMs: Int): Int = if (ownMs in 1 until attemptMs) ownMs else attemptMs

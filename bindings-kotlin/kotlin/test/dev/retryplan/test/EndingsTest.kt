@@ -225,10 +225,11 @@ class EndingsTest {
         @Suppress("UNCHECKED_CAST")
         val rules = (Json.parse(File(root, "tests/messages/rules.json").readText()) as Map<String, Any?>)["rules"] as List<Map<String, Any?>>
         val endings = rules.filter { (it["id"] as String).startsWith("ending_") || it["id"] == "malformed_status" }
-        assertEquals(listOf("ending_gave_up", "ending_reconcile", "ending_restart", "ending_with_hint", "malformed_status"), endings.map { it["id"] })
+        val ids = listOf("ending_gave_up", "ending_reconcile", "ending_reconcile_key_not_sent", "ending_restart", "ending_with_hint", "malformed_status")
+        assertEquals(ids, endings.map { it["id"] })
         val parts = endings.flatMap { (it["template"] as String).split(Regex("""\{\d+(:q)?\}""")) }
             .map { it.trim() }.filter { it.length > 3 && it != "retryplan:" }
-        assertEquals(5, parts.size, parts.toString())
+        assertEquals(6, parts.size, parts.toString())
         val sources = listOf("main", "jvm", "okhttp").flatMap { File(root, "bindings-kotlin/kotlin/$it").walk().filter { f -> f.extension == "kt" }.toList() }
         assertFalse(sources.isEmpty())
         for (source in sources) {

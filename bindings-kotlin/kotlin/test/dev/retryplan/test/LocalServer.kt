@@ -21,7 +21,8 @@ class LocalServer(private val script: (attempt: Int) -> Reply) : AutoCloseable {
         data class Stall(val ms: Long) : Reply
     }
 
-    data class Seen(val idempotencyKey: String?, val requestId: String?, val atNanos: Long)
+    /** A request as received: the two headers the helpers set, when, and every header by its lower-case name. */
+    data class Seen(val idempotencyKey: String?, val requestId: String?, val atNanos: Long, val headers: Map<String, List<String>> = emptyMap())
 
     private val count = AtomicInteger()
     private val pool: ExecutorService = Executors.newCachedThreadPool { r -> Thread(r).apply { isDaemon = true } }
@@ -37,7 +38,7 @@ class LocalServer(private val script: (attempt: Int) -> Reply) : AutoCloseable {
     private fun handle(exchange: HttpExchange) {
         exchange.use {
             val headers = exchange.requestHeaders
-            seen.add(Seen(headers.getFirst("Idempotency-Key"), headers.getFirst("X-Request-Id"), System.nanoTime()))
+            seen.add(Seen(headers.getFirst("Idempotency-Key"), headers.getFirst("X-Request-Id"), System.nanoTime(), headers.entries.associate { (name, values) -> name.lowercase() to values.toList() }))
             exchange.requestBody.readAllBytes()
             when (val reply = script(count.incrementAndGet())) {
                 is Reply.Status -> {
