@@ -12,7 +12,7 @@ import { ENDINGS } from './endings.js';
 import { failureOf } from './failures.js';
 import { Host, after, reporter } from './host.js';
 import { abortAttempt, decided } from './convert.js';
-import { compose, rule } from './messages.js';
+import { compose } from './messages.js';
 
 /** The options of a call that gives none (one object, not a new one per call). */
 const NO_OPTIONS = Object.freeze({});
@@ -96,18 +96,10 @@ function ending(host, { decision, lastResult }, operation) {
   // the cause), nor a last value the cancel's reason replaces.
   const cancelled = host.signal?.aborted && decision.reason === 'cancelled';
   if (cancelled || cause !== undefined) host.io.dispose(value);
-  if (cancelled) {
-    // The caller's reason, carrying the key a request went with (it may have reached the server) as the typed
-    // endings carry it, when it is an object that takes it (not a primitive, nor a frozen object). One reason
-    // shared by several operations carries the key of the last one to end.
-    const reason = host.signal.reason;
-    if (host.io.keySent && Object(reason) === reason) Reflect.set(reason, 'idempotencyKey', host.keyText);
-    return reason;
-  }
-  const message = decided(_endingMessage(host.driver, operation));
+  if (cancelled) return host.signal.reason;
   // Without message data (the browser runtime): the ending's type and reason.
   const words =
-    compose(host.io.keyNeverSent && message ? namingNoKey(message) : message) ??
+    compose(decided(_endingMessage(host.driver, operation, !host.io.keyNeverSent))) ??
     (decision.reason === undefined ? decision.type : `${decision.type}: ${decision.reason}`);
   return new ENDINGS[decision.type](
     decision,
@@ -117,17 +109,6 @@ function ending(host, { decision, lastResult }, operation) {
     words,
     cause === undefined ? value : undefined,
   );
-}
-
-/**
- * An ending's message (as the wasm hands it: `[rule, ...values]`, a hint's ending among its values) for an operation
- * whose helper sent no idempotency key (`idempotencyKeyHeader: null`): reconcile's words name no key the server never
- * saw, but say none was sent (the core's `ending_reconcile_key_not_sent`).
- */
-function namingNoKey(message) {
-  if (message[0] === rule('ending_reconcile')) return [rule('ending_reconcile_key_not_sent'), message[1]];
-  // A message among the values (the ending a hint follows): its own rule, [index, ...values].
-  return message.map((value) => (Array.isArray(value) && typeof value[0] === 'number' ? namingNoKey(value) : value));
 }
 
 /** How an ending names run()'s operation: by the attempt function's name (a bound one's without "bound "). */
@@ -310,10 +291,7 @@ function fetchHost(input, init, options, context) {
       for (const [name, value] of Object.entries(outgoingHeaders(driver, entry.attempt, now())))
         if (name !== CORE_KEY_HEADER) headers.set(name, value);
     // The key travels once, under the caller's name for it (or not at all), whether the core's headers go or not.
-    if (entry.sendIdempotencyKey && idempotencyKeyHeader) {
-      headers.set(idempotencyKeyHeader, host.keyText);
-      io.keySent = true;
-    }
+    if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, host.keyText);
     if (requestIdHeader) headers.set(requestIdHeader, entry.requestId);
     telemetry?.inject(entry.attempt, headers);
     // A hedge bypasses the HTTP cache: a browser holds a second request for
@@ -334,8 +312,6 @@ function fetchHost(input, init, options, context) {
   const io = {
     /** No attempt carries the key (`idempotencyKeyHeader: null`): an ending names none. */
     keyNeverSent: !idempotencyKeyHeader,
-    /** An attempt was sent with the key: the caller's cancel carries it. */
-    keySent: false,
     entry: (_host, entry) => (entries[entry.attempt] = entry),
     // The status as the platform gave it and the guidance headers (with the next hop's "do not retry"): the core reads them.
     // fetch follows redirects inside the attempt: the core reads a redirected response's retryable failure as

@@ -271,19 +271,21 @@ pub fn driver_cancel(handle: u32, now_ms: f64) -> JsValue {
 /// core's (`Ending::message`: the ending's words, and the hint naming
 /// `outcomeOfError` after an error nothing classified), as message data for
 /// `lib/messages.js` to compose; `operation` is how the helper names the
-/// operation. Undefined while the operation runs, and for a success. Reads
+/// operation, `key_sent` false when the helper sent no idempotency key (the
+/// core's reconcile words then name none). Undefined while the operation
+/// runs, and for a success. Reads
 /// only (no action is handed out).
 /// Without the feature `messages` (the browser runtime): always undefined.
 #[wasm_bindgen(js_name = _endingMessage)]
-pub fn ending_message(handle: u32, operation: &str) -> JsValue {
+pub fn ending_message(handle: u32, operation: &str, key_sent: bool) -> JsValue {
     #[cfg(not(feature = "messages"))]
     return {
-        let _ = (handle, operation);
+        let _ = (handle, operation, key_sent);
         JsValue::UNDEFINED
     };
     #[cfg(feature = "messages")]
     either(with(handle, |driver| {
-        let key = driver.idempotency_key().as_str();
+        let key = key_sent.then(|| driver.idempotency_key().as_str());
         let message = driver.ended().and_then(|ending| ending.message(operation, key, ERROR_HOOK));
         Ok(message.map_or(JsValue::UNDEFINED, |message| message_js(&message)))
     }))

@@ -91,7 +91,7 @@ pub fn ending_message(
     let decision = rp::Decision::try_from(decision)?;
     let last_outcome = last_outcome.map(rp::Outcome::try_from).transpose()?;
     let message =
-        decision.ending_message_after(last_outcome, raised_with_value, &operation, &idempotency_key, ERROR_HOOK);
+        decision.ending_message_after(last_outcome, raised_with_value, &operation, Some(&idempotency_key), ERROR_HOOK);
     Ok(message.map(|message| message.to_string()))
 }
 

@@ -99,7 +99,9 @@ impl Driver {
     pub fn ending_message(&self, operation: String) -> Option<String> {
         let driver = lock(&self.0);
         let ending = driver.ended()?;
-        ending.message(&operation, driver.idempotency_key().as_str(), ERROR_HOOK).map(|message| message.to_string())
+        ending
+            .message(&operation, Some(driver.idempotency_key().as_str()), ERROR_HOOK)
+            .map(|message| message.to_string())
     }
 }
 

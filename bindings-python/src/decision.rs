@@ -116,8 +116,9 @@ impl PyDecision {
 
     /// The words of the typed ending a helper raises for this decision (GaveUp, Reconcile, Restart; None
     /// for any other): what happened and what to do, the same in every language. `operation` names the
-    /// operation (a function, an HTTP request's method and URL), `idempotency_key` is its key.
-    fn ending_message(&self, operation: &str, idempotency_key: &str) -> Option<String> {
+    /// operation (a function, an HTTP request's method and URL), `idempotency_key` is the key its helper sent
+    /// with it (None: none was sent, and a reconcile's words send the caller to other means).
+    fn ending_message(&self, operation: &str, idempotency_key: Option<&str>) -> Option<String> {
         self.inner.ending_message(operation, idempotency_key).map(|message| message.to_string())
     }
 

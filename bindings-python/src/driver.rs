@@ -141,8 +141,9 @@ impl Ending {
     }
 
     /// The typed ending's whole message, the core's: its words, and the hint
-    /// naming `outcome_of_error=` after an error nothing classified; None for a success.
-    fn message(&self, operation: &str, idempotency_key: &str) -> Option<String> {
+    /// naming `outcome_of_error=` after an error nothing classified; None for a success. `idempotency_key`: the
+    /// key its helper sent (None: none was sent, and a reconcile's words send the caller to other means).
+    fn message(&self, operation: &str, idempotency_key: Option<&str>) -> Option<String> {
         self.inner.message(operation, idempotency_key, "outcome_of_error=").map(|message| message.to_string())
     }
 }

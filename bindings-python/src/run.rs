@@ -52,6 +52,10 @@ pub(crate) struct Run {
     /// The operation's name in logs and messages.
     #[pyo3(get, set)]
     name: Py<PyAny>,
+    /// False when the helper sends no idempotency key (`idempotency_key_header=None`): a reconcile's message then
+    /// names no key (the core's words for it).
+    #[pyo3(get, set)]
+    key_sent: bool,
     /// What a returned value means: the helper's `outcome_of_result` (an Outcome); for an HTTP helper
     /// (`returns_responses`) the response as `(status, headers, now_unix)`, read by the core.
     #[pyo3(get, set)]
@@ -117,6 +121,7 @@ impl Run {
             pending: None,
             telemetry,
             handed_in: None,
+            key_sent: true,
         })
     }
 }

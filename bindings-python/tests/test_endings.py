@@ -125,12 +125,13 @@ def test_no_helper_composes_an_endings_english_nor_decides_when_the_hint_is_adde
     assert [rule["id"] for rule in endings] == [
         "ending_gave_up",
         "ending_reconcile",
+        "ending_reconcile_key_not_sent",
         "ending_restart",
         "ending_with_hint",
     ]
     parts = [p.strip() for rule in endings for p in re.split(r"\{\d+(?::q)?\}", rule["template"])]
     parts = [p for p in parts if len(p) > 3 and p != "retryplan:"]
-    assert len(parts) == 3, parts
+    assert len(parts) == 4, parts
     here = pathlib.Path(__file__).resolve().parent.parent
     sources = sorted((here / "python" / "retryplan").glob("*.py")) + sorted((here / "src").glob("*.rs"))
     assert len(sources) > 20

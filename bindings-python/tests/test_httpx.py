@@ -91,6 +91,19 @@ def test_dropped_connection_of_an_unsafe_write_reconciles(server: Server) -> Non
     assert isinstance(raised.value.cause, httpx.RemoteProtocolError) and raised.value.__cause__ is raised.value.cause
 
 
+def test_reconcile_without_a_sent_key_names_none(server: Server) -> None:
+    # idempotency_key_header=None: no key goes, so the message sends the caller to other means, not to a key the
+    # server never saw (the core's words, as retryFetch's with idempotencyKeyHeader: null).
+    server.script.queue(("drop", None))
+    policy = Policy.from_dict({**FAST, "idempotency": "unsafe"})
+    with client(policy, idempotency_key_header=None) as c, pytest.raises(ReconcileRequiredError) as raised:
+        c.post(server.url + "/orders", content=b"{}")
+    assert "idempotency-key" not in server.script.seen[0]["headers"]
+    assert str(raised.value).startswith(f"retryplan: POST {server.url}/orders: the write may have happened")
+    assert "look it up (reconcile it) by other means: no idempotency key was sent with it" in str(raised.value)
+    assert raised.value.idempotency_key not in str(raised.value)
+
+
 def test_keyed_write_sends_one_stable_key_and_fresh_request_ids(server: Server) -> None:
     server.script.queue(status(503), ("drop", None), status(201))
     policy = Policy.from_dict({**FAST, "idempotency": "keyed"})

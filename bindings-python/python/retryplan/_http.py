@@ -166,6 +166,7 @@ class HttpHelper:
         if served is not None:  # inside a served request: its caller's deadline, key and retrying layer
             options.setdefault("incoming", served.incoming)
         run = self.config.run(method=method, returns_responses=True, one_shot_body=one_shot_body, **options)
+        run.key_sent = self.idempotency_key_header is not None
         client, wall_clock = self.client, self.wall_clock
 
         def head(response: Any) -> Tuple[int, Any, float]:

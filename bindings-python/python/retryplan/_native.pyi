@@ -299,9 +299,10 @@ class Decision:
     def from_dict(value: Mapping[str, _JsonValue]) -> Decision:
         """A decision from its JSON-shaped dict (for tests and replays). A bad dict is ``InvalidArgumentError``
         naming the field and its rule, in the same words as every language."""
-    def ending_message(self, operation: str, idempotency_key: str) -> Optional[str]:
+    def ending_message(self, operation: str, idempotency_key: Optional[str]) -> Optional[str]:
         """The words of the typed ending a helper raises for this decision (GaveUp, Reconcile, Restart; None for
-        any other): what happened and what to do, the same in every language."""
+        any other): what happened and what to do, the same in every language. ``idempotency_key``: the key the
+        helper sent (None: none was sent, and a reconcile's words send the caller to other means)."""
     def describe(self) -> str:
         """What the decision says, in words, for a log line (``wait 250 ms, before attempt 2``): attempts count
         from 1, a wait is a duration, no clock reading appears; the same words in every language."""
@@ -1085,9 +1086,10 @@ class Ending(Action):
     @property
     def succeeded(self) -> bool:
         """True when the operation succeeded."""
-    def message(self, operation: str, idempotency_key: str) -> Optional[str]:
+    def message(self, operation: str, idempotency_key: Optional[str]) -> Optional[str]:
         """The typed ending's whole message, the core's: its words, and the hint naming ``outcome_of_error=``
-        after an error nothing classified; None for a success."""
+        after an error nothing classified; None for a success. ``idempotency_key``: the key the helper sent
+        (None: none was sent, and a reconcile's words send the caller to other means)."""
 
 @final
 class EndingResult:
@@ -1392,6 +1394,8 @@ class Run:
 
     name: str
     """The operation's name in logs and messages."""
+    key_sent: bool
+    """False when the helper sends no idempotency key: a reconcile's message then names none."""
     read: Optional[Callable[[Any], Any]]
     """What a returned value means: the helper's ``outcome_of_result`` (an Outcome); for an HTTP helper
     (``returns_responses``) the response as ``(status, headers, now_unix)``, read by the core."""

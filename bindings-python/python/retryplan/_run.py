@@ -320,7 +320,8 @@ def failure(run: Run, ending: Ending, value: Any, error: Optional[BaseException]
     kind = type(decision)
     cls = GaveUpError if kind is GaveUp else ReconcileRequiredError if kind is Reconcile else RestartRequiredError
     key, outcome = run.driver.idempotency_key, None if last is None else last.outcome
-    message = ending.message(str(run.name), key) or repr(decision)  # the core's whole text, every language's
+    # The core's whole text, every language's (without a key when the helper sent none).
+    message = ending.message(str(run.name), key if run.key_sent else None) or repr(decision)
     exception = cls(message, decision, idempotency_key=key, last_outcome=outcome, cause=error, last_value=value)
     exception.__cause__ = error
     return exception

@@ -194,8 +194,8 @@ fn an_ending_names_the_error_hook_only_when_its_last_result_is_an_error_nothing_
     assert!(matches!(ending.decision, Decision::Reconcile { .. }));
     assert_eq!(unsafe_write.ended(), Some(ending));
     let key = unsafe_write.idempotency_key().as_str();
-    let message = ending.message("POST /orders", key, "outcomeOfError").unwrap().to_string();
-    let words = ending.decision.ending_message("POST /orders", key).unwrap().to_string();
+    let message = ending.message("POST /orders", Some(key), "outcomeOfError").unwrap().to_string();
+    let words = ending.decision.ending_message("POST /orders", Some(key)).unwrap().to_string();
     assert_eq!(message, alloc::format!("{words}; {hint}"));
 
     // The same operation ended by a timeout the driver counted itself: the words alone.
@@ -210,8 +210,8 @@ fn an_ending_names_the_error_hook_only_when_its_last_result_is_an_error_nothing_
     assert!(matches!(ending.decision, Decision::Reconcile { .. }));
     assert_eq!(ending.last_result.map(|result| result.outcome), Some(Failure::AttemptTimedOut.outcome()));
     let key = unsafe_write.idempotency_key().as_str();
-    let message = ending.message("POST /orders", key, "outcomeOfError").unwrap().to_string();
-    assert_eq!(message, ending.decision.ending_message("POST /orders", key).unwrap().to_string());
+    let message = ending.message("POST /orders", Some(key), "outcomeOfError").unwrap().to_string();
+    assert_eq!(message, ending.decision.ending_message("POST /orders", Some(key)).unwrap().to_string());
 
     // A success has no ending words, whatever came before it.
     let mut succeeding = driver(PLAIN);
@@ -220,7 +220,7 @@ fn an_ending_names_the_error_hook_only_when_its_last_result_is_an_error_nothing_
     started(succeeding.poll_action(120).unwrap());
     succeeding.handle_result(150, 2, Outcome::Success).unwrap();
     let ending = finished(succeeding.poll_action(150).unwrap());
-    assert!(ending.message("op", "k", "outcomeOfError").is_none());
+    assert!(ending.message("op", Some("k"), "outcomeOfError").is_none());
 }
 
 #[test]
@@ -478,7 +478,7 @@ fn the_unknown_error_hint_follows_an_error_and_never_a_value() {
         let ending = finished(next_after_releases(&mut driver, 10));
         assert!(matches!(ending.decision, Decision::GaveUp { reason: GiveUpReason::AttemptsExhausted, .. }));
         assert_eq!(ending.result.map(|result| (result.token, result.returned, result.held)), Some((51, false, held)));
-        let message = ending.message("op", "k", "outcomeOfError").unwrap().to_string();
+        let message = ending.message("op", Some("k"), "outcomeOfError").unwrap().to_string();
         assert_eq!(message.contains(&hint), held == Held::Error, "{held:?}: {message}");
         assert!(message.starts_with("retryplan: op: "), "{message}");
     }
@@ -517,8 +517,8 @@ fn an_ending_after_a_status_that_is_no_http_status_names_it() {
     assert_eq!(ending.last_result.map(|result| result.outcome), Some(Failure::MalformedResponse.outcome()));
     assert_eq!(ending.malformed_status, Some(-1), "the last response's status");
     let key = get.idempotency_key().as_str();
-    let words = ending.decision.ending_message("GET /items", key).unwrap().to_string();
-    let message = ending.message("GET /items", key, "outcomeOfError").unwrap().to_string();
+    let words = ending.decision.ending_message("GET /items", Some(key)).unwrap().to_string();
+    let message = ending.message("GET /items", Some(key), "outcomeOfError").unwrap().to_string();
     assert_eq!(message, alloc::format!("{words}{}", hint(-1)));
 
     // A POST answered 999: reconcile, and the words say what came back.
@@ -530,8 +530,8 @@ fn an_ending_after_a_status_that_is_no_http_status_names_it() {
     let ending = finished(write.poll_action(20).unwrap());
     assert!(matches!(ending.decision, Decision::Reconcile { .. }));
     let key = write.idempotency_key().as_str();
-    let words = ending.decision.ending_message("POST /orders", key).unwrap().to_string();
-    let message = ending.message("POST /orders", key, "outcomeOfError").unwrap().to_string();
+    let words = ending.decision.ending_message("POST /orders", Some(key)).unwrap().to_string();
+    let message = ending.message("POST /orders", Some(key), "outcomeOfError").unwrap().to_string();
     assert_eq!(message, alloc::format!("{words}{}", hint(999)));
 
     // A 999, then results that are no such response: the ending names no status.

@@ -143,8 +143,9 @@ impl Ending {
     /// ([`malformed_status`](Ending::malformed_status)), the words say so
     /// after `"; "`: the status, and that the core read it as a malformed
     /// response, the server's fault. `operation` names the operation as its
-    /// helper knows it, `idempotency_key` is its key
-    /// ([`Driver::idempotency_key`](crate::Driver::idempotency_key)). None
+    /// helper knows it, `idempotency_key` is the key its helper sent with it
+    /// ([`Driver::idempotency_key`](crate::Driver::idempotency_key); None when
+    /// the helper sends none, as [`Decision::ending_message`] reads it). None
     /// for a success.
     ///
     /// ```
@@ -155,20 +156,20 @@ impl Ending {
     ///     result: None,
     ///     malformed_status: None,
     /// };
-    /// let message = ending.message("place_order", "k-1", "outcome_of_error=").unwrap().to_string();
+    /// let message = ending.message("place_order", Some("k-1"), "outcome_of_error=").unwrap().to_string();
     /// assert!(message.starts_with("retryplan: place_order: the write may have happened"));
     /// assert!(message.ends_with(&Verdict::unknown_error_hint("outcome_of_error=").to_string()));
     /// let last_result = Some(AttemptResult { attempt: 1, outcome: Failure::MalformedResponse.outcome() });
     /// let status_999 = Ending { last_result, malformed_status: Some(999), ..ending };
     /// assert_eq!(
-    ///     status_999.message("POST http://127.0.0.1/orders", "k-1", "outcome_of_error=").unwrap().to_string(),
+    ///     status_999.message("POST http://127.0.0.1/orders", Some("k-1"), "outcome_of_error=").unwrap().to_string(),
     ///     "retryplan: POST http://127.0.0.1/orders: the write may have happened; do not repeat it blindly: look it up \
     ///      (reconcile it) by its idempotency key \"k-1\"; the last response's status 999 is no HTTP status \
     ///      (100..=599): read as a malformed response, the server's fault"
     /// );
     /// ```
     #[must_use]
-    pub fn message(&self, operation: &str, idempotency_key: &str, error_hook: &str) -> Option<Message> {
+    pub fn message(&self, operation: &str, idempotency_key: Option<&str>, error_hook: &str) -> Option<Message> {
         let last_outcome = self.last_result.map(|result| result.outcome);
         let raised_with_value = matches!(self.result, Some(EndingResult { returned: false, held: Held::Value, .. }));
         let words = self.decision.ending_message_after(

@@ -370,32 +370,40 @@ impl Decision {
     /// happened and what to do, the same in every language (`GaveUp`,
     /// `Reconcile`, `Restart`; None for any other decision). `operation`
     /// names the operation as its helper knows it (a function's name, an
-    /// HTTP request's method and URL), `idempotency_key` is its key. The
+    /// HTTP request's method and URL), `idempotency_key` is the key its
+    /// helper sent with it (None: the helper sent none, so a reconcile's
+    /// words send the caller to other means, `ending_reconcile_key_not_sent`). The
     /// words alone: a helper raises [`Decision::ending_message_after`], which
     /// adds the hint after an error nothing classified.
     ///
     /// ```
     /// use retryplan::Decision;
     /// let reconcile = Decision::Reconcile { attempts: 1, remaining_ms: 1919, abort_attempts: Default::default() };
-    /// let message = reconcile.ending_message("POST http://127.0.0.1:8080/orders", "k-1").unwrap();
+    /// let message = reconcile.ending_message("POST http://127.0.0.1:8080/orders", Some("k-1")).unwrap();
     /// assert_eq!(
     ///     message.to_string(),
     ///     "retryplan: POST http://127.0.0.1:8080/orders: the write may have happened; do not repeat it blindly: \
     ///      look it up (reconcile it) by its idempotency key \"k-1\""
     /// );
+    /// // A helper that sent no key (JS `idempotencyKeyHeader: null`, Python `idempotency_key_header=None`):
+    /// let message = reconcile.ending_message("POST /orders", None).unwrap();
+    /// assert!(message.to_string().ends_with("by other means: no idempotency key was sent with it"));
     /// ```
     #[must_use]
-    pub fn ending_message(&self, operation: &str, idempotency_key: &str) -> Option<Message> {
+    pub fn ending_message(&self, operation: &str, idempotency_key: Option<&str>) -> Option<Message> {
         let operation = Arg::Text(Cow::Owned(String::from(operation)));
         Some(match *self {
             Decision::GaveUp { reason, attempts, .. } => Message::new(
                 Rule::EndingGaveUp,
                 alloc::vec![operation, Arg::from(attempts_made(attempts)), Arg::from(reason.name())],
             ),
-            Decision::Reconcile { .. } => Message::new(
-                Rule::EndingReconcile,
-                alloc::vec![operation, Arg::Text(Cow::Owned(String::from(idempotency_key)))],
-            ),
+            Decision::Reconcile { .. } => match idempotency_key {
+                Some(key) => Message::new(
+                    Rule::EndingReconcile,
+                    alloc::vec![operation, Arg::Text(Cow::Owned(String::from(key)))],
+                ),
+                None => Message::new(Rule::EndingReconcileKeyNotSent, alloc::vec![operation]),
+            },
             Decision::Restart { .. } => Message::new(Rule::EndingRestart, alloc::vec![operation]),
             _ => return None,
         })
@@ -419,16 +427,16 @@ impl Decision {
     /// use retryplan::{Decision, Outcome, Verdict};
     /// let reconcile = Decision::Reconcile { attempts: 1, remaining_ms: 0, abort_attempts: Default::default() };
     /// let unknown = Outcome::Application { verdict: Verdict::UNKNOWN_ERROR };
-    /// let message = reconcile.ending_message_after(Some(unknown), false, "placeOrder", "k-1", "outcomeOfError").unwrap();
+    /// let message = reconcile.ending_message_after(Some(unknown), false, "placeOrder", Some("k-1"), "outcomeOfError").unwrap();
     /// assert_eq!(
     ///     message.to_string(),
-    ///     format!("{}; {}", reconcile.ending_message("placeOrder", "k-1").unwrap(), Verdict::unknown_error_hint("outcomeOfError"))
+    ///     format!("{}; {}", reconcile.ending_message("placeOrder", Some("k-1")).unwrap(), Verdict::unknown_error_hint("outcomeOfError"))
     /// );
     /// // Any other last outcome (or none), or an ending raised with a value: the ending's words alone.
     /// let conflict = Outcome::Application { verdict: Verdict::Conflict };
-    /// let message = reconcile.ending_message_after(Some(conflict), false, "placeOrder", "k-1", "outcomeOfError").unwrap();
+    /// let message = reconcile.ending_message_after(Some(conflict), false, "placeOrder", Some("k-1"), "outcomeOfError").unwrap();
     /// assert!(!message.to_string().contains("outcomeOfError"));
-    /// let message = reconcile.ending_message_after(Some(unknown), true, "placeOrder", "k-1", "outcomeOfError").unwrap();
+    /// let message = reconcile.ending_message_after(Some(unknown), true, "placeOrder", Some("k-1"), "outcomeOfError").unwrap();
     /// assert!(!message.to_string().contains("outcomeOfError"));
     /// ```
     #[must_use]
@@ -437,7 +445,7 @@ impl Decision {
         last_outcome: Option<Outcome>,
         raised_with_value: bool,
         operation: &str,
-        idempotency_key: &str,
+        idempotency_key: Option<&str>,
         error_hook: &str,
     ) -> Option<Message> {
         let words = self.ending_message(operation, idempotency_key)?;
@@ -538,7 +546,8 @@ mod tests {
             refused_delay_ms: None,
             abort_attempts: AttemptSet::EMPTY,
         };
-        let text = |decision: Decision| decision.ending_message("GET http://h:81/a?b=1", "k").map(|m| m.to_string());
+        let text =
+            |decision: Decision| decision.ending_message("GET http://h:81/a?b=1", Some("k")).map(|m| m.to_string());
         assert_eq!(
             text(gave_up(1)).unwrap(),
             "retryplan: GET http://h:81/a?b=1: gave up after 1 attempt: deadline_insufficient"
@@ -571,9 +580,9 @@ mod tests {
         let hint = Verdict::unknown_error_hint("outcome_of_error=").to_string();
         let unknown = Outcome::Application { verdict: Verdict::UNKNOWN_ERROR };
         for ending in endings {
-            let words = ending.ending_message("op", "k").unwrap().to_string();
+            let words = ending.ending_message("op", Some("k")).unwrap().to_string();
             let after = |outcome| {
-                let message = ending.ending_message_after(outcome, false, "op", "k", "outcome_of_error=").unwrap();
+                let message = ending.ending_message_after(outcome, false, "op", Some("k"), "outcome_of_error=").unwrap();
                 message.to_string()
             };
             let with_hint = after(Some(unknown));
@@ -600,7 +609,7 @@ mod tests {
             Decision::Wait { retry: 0, delay_ms: 1, until_ms: 2, retry_after_ms: None, remaining_ms: 3 },
         ];
         for decision in not_endings {
-            assert!(decision.ending_message_after(Some(unknown), false, "op", "k", "outcomeOfError").is_none());
+            assert!(decision.ending_message_after(Some(unknown), false, "op", Some("k"), "outcomeOfError").is_none());
         }
     }
 
