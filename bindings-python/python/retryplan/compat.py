@@ -105,7 +105,7 @@ def _check_from_int_argument(name: str, value: object) -> None:
         )
 
 
-def _from_int(retry: object, default: object) -> object:
+def _from_int(retry: "Union[Retry, bool, int, None]", default: "Union[Retry, bool, int, None]") -> object:
     """``Retry.from_int(retry, default=default)`` of the installed urllib3 for what it converts (None, a bool, an int),
     as ``PoolManager(retries=...)``, ``urlopen(retries=...)`` (a pool's own ``retries`` is its ``default``) and
     ``HTTPAdapter(max_retries=...)`` convert it."""
