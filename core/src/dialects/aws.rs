@@ -150,13 +150,11 @@ pub fn standard_profile() -> PolicyConfig {
 /// error whatever its code; `x-amz-retry-after` honoured within `[t_i, t_i + 5 s]`.
 #[must_use]
 pub fn standard_2026_profile() -> PolicyConfig {
-    let classic = standard_profile();
-    let mut http_statuses = THROTTLING_STATUSES_2026.to_vec();
-    http_statuses.extend_from_slice(&TRANSIENT_STATUSES);
+    let mut classic = standard_profile();
+    // A 429 in `retry_on` beside the `aws_throttling` table is classified as
+    // throttling (`classify`), as botocore's status checker counts it.
+    classic.retry_on.http_statuses.extend_from_slice(&THROTTLING_STATUSES_2026);
     PolicyConfig {
-        // A 429 in `retry_on` beside the `aws_throttling` table is classified
-        // as throttling (`classify`), as botocore's status checker counts it.
-        retry_on: RetryOnConfig { http_statuses, ..classic.retry_on.clone() },
         backoff: BackoffConfig {
             kind: BackoffKind::Exponential,
             base_ms: BASE_DELAY_2026_MS,

@@ -221,14 +221,15 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
             if !(100..=599).contains(&status) {
                 return Err(not_http_status(status));
             }
-            if status < 400 && !sets.retry_http.contains(status) {
+            let retried_status = sets.retry_http.contains(status);
+            if status < 400 && !retried_status {
                 // A 2xx listed in `retry_on` is polled again (a 202 "still working").
                 Class::Success
             } else if sets.conflict_http.contains(status) {
                 Class::Conflict
             } else if error_code.is_some_and(|code| in_table(sets, ErrorCodeTable::AwsThrottling, &code)) {
                 Class::Retryable { ambiguous: false, throttling: true }
-            } else if sets.retry_http.contains(status)
+            } else if retried_status
                 || error_code.is_some_and(|code| in_table(sets, ErrorCodeTable::AwsTransient, &code))
             {
                 let needs_guidance =
@@ -240,7 +241,7 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
                     // where the policy reads the AWS throttling table (botocore
                     // 1.44's `ThrottlingStatusCodeChecker`, whatever the code).
                     let throttling = status == TOO_MANY_REQUESTS
-                        && sets.retry_http.contains(status)
+                        && retried_status
                         && sets.retry_error_codes.contains(ErrorCodeTable::AwsThrottling);
                     Class::Retryable { ambiguous: sets.ambiguous_http.contains(status), throttling }
                 }
