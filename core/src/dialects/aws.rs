@@ -4,7 +4,8 @@
 //! **Classic** (profile `aws_standard`, [`standard_dependency`]): what every
 //! AWS SDK did by default before the 2026 update, as documented in the AWS
 //! SDKs and Tools reference guide ("Retry behavior") and implemented by
-//! botocore's `retries/standard.py` and `quota.py`:
+//! botocore's `retries/standard.py` and `quota.py` up to 1.43 (1.44 removed
+//! it: its standard mode is the 2026 revision):
 //!
 //! - **attempts**: 3, the first included.
 //! - **transient errors**: HTTP 500, 502, 503, 504 whatever the error code; the
