@@ -841,6 +841,55 @@ def test_what_retry_from_int_reads_is_read_as_from_int_reads_it(given):
             assert policy_run(from_urllib3(given), method, steps) == urllib3_run(Retry.from_int(given), method, steps)
 
 
+#: from_int's `default` (what urlopen(retries=None) passes as the pool's own retries): ints, bools, a Retry, none.
+FROM_INT_DEFAULTS = [0, 2, 5, True, False, -1, lambda: Retry(4, backoff_factor=0.5, status_forcelist=[500]), None]
+
+
+@pytest.mark.parametrize("retry", [None, 3, lambda: Retry(1)], ids=["None", "3", "Retry(1)"])
+@pytest.mark.parametrize("default", FROM_INT_DEFAULTS, ids=repr)
+def test_from_int_default_is_read_as_from_int_reads_it(retry, default):
+    retry = retry() if callable(retry) else retry
+    default = default() if callable(default) else default
+    converted = Retry.from_int(retry, default=default)  # urllib3's own: None takes the default, a Retry stays
+    assert from_urllib3(retry, default=default).to_dict() == from_urllib3(converted).to_dict()
+    for steps in FROM_INT_STEPS:
+        for method in (GET, "POST"):
+            mine = policy_run(from_urllib3(retry, default=default), method, steps)
+            assert mine == urllib3_run(Retry.from_int(retry, default=default), method, steps)
+
+
+def test_a_pools_own_retries_are_the_default_of_its_urlopen():
+    from urllib3 import HTTPConnectionPool
+
+    for retries in (5, 0, Retry(2, status_forcelist=[503])):
+        pool = HTTPConnectionPool("localhost", retries=retries)
+        # HTTPConnectionPool.urlopen(retries=None) converts with Retry.from_int(None, redirect=..., default=self.retries).
+        theirs = Retry.from_int(None, redirect=True, default=pool.retries)
+        assert from_urllib3(None, default=pool.retries).to_dict() == from_urllib3(theirs).to_dict()
+        assert from_urllib3(None, default=pool.retries).to_dict() != from_urllib3(None).to_dict()
+
+
+@pytest.mark.parametrize("given", FROM_INT, ids=repr)
+def test_from_int_redirect_changes_no_policy(given):
+    """PoolManager.urlopen and a redirect's urlopen pass `redirect`: it makes redirect=None or 0, and a policy does
+    not follow redirects, so from_urllib3 does not take it; both conversions give one policy and one run."""
+    followed, not_followed = Retry.from_int(given, redirect=True), Retry.from_int(given, redirect=False)
+    if given is None:  # None is Retry.DEFAULT itself, whatever `redirect` says
+        assert followed is not_followed is Retry.DEFAULT
+    else:
+        assert (followed.redirect, not_followed.redirect) == (0 if given is False else None, 0)
+    assert from_urllib3(not_followed).to_dict() == from_urllib3(followed).to_dict() == from_urllib3(given).to_dict()
+    for steps in FROM_INT_STEPS:
+        assert urllib3_run(Retry.from_int(given, redirect=False), GET, steps) == urllib3_run(followed, GET, steps)
+
+
+def test_a_default_of_a_wrong_type_is_a_type_error_naming_it():
+    with pytest.raises(TypeError, match="default must be a urllib3.util.Retry"):
+        from_urllib3(None, default="3")
+    with pytest.raises(TypeError, match="default must be"):
+        from_urllib3(Retry(2), default=1.5)  # checked even where urllib3 would not read it
+
+
 def test_an_int_is_that_many_retries_and_none_is_urllib3s_default():
     assert from_urllib3(3).to_dict()["max_attempts"] == 4
     assert from_urllib3(None).to_dict()["max_attempts"] == Retry.DEFAULT.total + 1 == 4

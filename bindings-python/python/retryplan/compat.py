@@ -96,20 +96,24 @@ def _urllib3_retry_class(retry: object) -> Optional[type]:
     return None
 
 
-def _from_int(retry: object) -> object:
-    """``Retry.from_int(retry)`` of the installed urllib3 for what it converts (None, a bool, an int), as
-    ``PoolManager(retries=...)``, ``urlopen(retries=...)`` and ``HTTPAdapter(max_retries=...)`` convert it; anything
-    else is a TypeError naming ``retry``."""
-    if retry is not None and not isinstance(retry, int):  # bool is an int
+def _check_from_int_argument(name: str, value: object) -> None:
+    """A TypeError naming ``name`` unless ``value`` is what ``Retry.from_int`` reads: a Retry, an int, a bool or None."""
+    if value is not None and not isinstance(value, int) and _urllib3_retry_class(value) is None:  # bool is an int
         raise TypeError(
-            f"from_urllib3: retry must be a urllib3.util.Retry, an int, a bool or None "
-            f"(what Retry.from_int reads), got {type(retry).__name__}"
+            f"from_urllib3: {name} must be a urllib3.util.Retry, an int, a bool or None "
+            f"(what Retry.from_int reads), got {type(value).__name__}"
         )
+
+
+def _from_int(retry: "Union[Retry, bool, int, None]", default: "Union[Retry, bool, int, None]") -> object:
+    """``Retry.from_int(retry, default=default)`` of the installed urllib3 for what it converts (None, a bool, an int),
+    as ``PoolManager(retries=...)``, ``urlopen(retries=...)`` (a pool's own ``retries`` is its ``default``) and
+    ``HTTPAdapter(max_retries=...)`` convert it."""
     try:
         from urllib3.util.retry import Retry
     except ImportError as error:
         raise ImportError(f"from_urllib3({retry!r}) is urllib3's Retry.from_int({retry!r}): install urllib3") from error
-    return Retry.from_int(retry)
+    return Retry.from_int(retry, default=default)
 
 
 def _attribute(value: object) -> object:
@@ -122,6 +126,7 @@ def _attribute(value: object) -> object:
 def from_urllib3(
     retry: "Union[Retry, bool, int, None]",
     *,
+    default: "Union[Retry, bool, int, None]" = None,
     total_timeout_ms: Optional[int] = None,
     total_budget_ms: Optional[int] = None,
 ) -> Policy:
@@ -134,7 +139,14 @@ def from_urllib3(
     ``Retry.from_int`` exactly as they do: an int or a bool ``n`` is
     ``Retry(n, redirect=None)`` (redirects counted by ``total`` only;
     ``False`` also makes ``redirect=0``), and ``None`` is ``Retry.DEFAULT``
-    (``Retry(3)``). requests' own default is not ``from_int``'s:
+    (``Retry(3)``), or ``default`` when given: ``from_int``'s ``default``,
+    which ``HTTPConnectionPool.urlopen(retries=None)`` passes as the pool's own
+    ``retries`` (``from_urllib3(None, default=pool.retries)`` is the policy of
+    such a call; ``default`` changes nothing when ``retry`` is a ``Retry``, as
+    in urllib3). ``from_int``'s ``redirect`` argument is not taken: it only
+    chooses between ``redirect=None`` and ``redirect=0`` on the converted
+    ``Retry``, and a policy does not follow redirects (both give the same
+    policy). requests' own default is not ``from_int``'s:
     ``HTTPAdapter()`` (``max_retries=0``) makes ``Retry(0, read=False)``, so
     a caller mirroring requests' default passes that ``Retry``.
 
@@ -147,8 +159,8 @@ def from_urllib3(
     neither). Everything else comes from ``retry``, as the module docstring
     lists.
 
-    Raises :class:`TypeError` naming ``retry`` (anything ``Retry.from_int``
-    does not read: a str, a float, ...), ``total_timeout_ms`` or the
+    Raises :class:`TypeError` naming ``retry`` or ``default`` (anything
+    ``Retry.from_int`` does not read: a str, a float, ...), ``total_timeout_ms`` or the
     ``Retry`` attribute whose type is wrong, :class:`RetryNotMappable` naming
     the attribute a policy cannot express (the core's error is its
     ``__cause__``), ``InvalidArgumentError`` for a negative
@@ -157,9 +169,11 @@ def from_urllib3(
     ``total_budget_ms``, its old name, is read for one release (it warns
     ``DeprecationWarning``); giving both is a :class:`TypeError`.
     """
+    _check_from_int_argument("retry", retry)
+    _check_from_int_argument("default", default)
     base = _urllib3_retry_class(retry)
     if base is None:
-        retry = _from_int(retry)  # type: ignore[assignment]
+        retry = _from_int(retry, default)  # type: ignore[assignment]
         base = _urllib3_retry_class(retry)
         assert base is not None
     if total_budget_ms is not None:

@@ -4,7 +4,8 @@
 //! **Classic** (profile `aws_standard`, [`standard_dependency`]): what every
 //! AWS SDK did by default before the 2026 update, as documented in the AWS
 //! SDKs and Tools reference guide ("Retry behavior") and implemented by
-//! botocore's `retries/standard.py` and `quota.py`:
+//! botocore's `retries/standard.py` and `quota.py` up to 1.43 (1.44 removed
+//! it: its standard mode is the 2026 revision):
 //!
 //! - **attempts**: 3, the first included.
 //! - **transient errors**: HTTP 500, 502, 503, 504 whatever the error code; the
@@ -28,8 +29,12 @@
 //! announced as the default from November 2026 (AWS Developer Tools blog,
 //! "Announcing updated retry behavior for AWS SDKs and Tools"; botocore
 //! `STANDARD_RETRY_MODE_VERSION` 2.1, boto/botocore#3678; aws-sdk-go-v2#3400;
-//! smithy-rs `RetrySpec::V2_1`). The same classification; and:
+//! smithy-rs `RetrySpec::V2_1`). The same classification, and a 429 too; and:
 //!
+//! - **429**: an HTTP 429 is a throttling error whatever its error code
+//!   (botocore 1.44's `ThrottlingStatusCodeChecker`, for a 429 that matches
+//!   none of the operation's modeled errors: the engine has no models), so
+//!   it is retried from the throttling base at the throttling cost.
 //! - **backoff**: `t_i = random(0, 1) * min(b * 2^i, 20 s)`, the cap applied
 //!   *before* the draw (jitter `full`), with `b` = 1 s after a throttling
 //!   error and 50 ms after any other (`backoff.throttling_base_ms`).
@@ -62,6 +67,9 @@ pub use crate::config::error_code::{
 
 /// HTTP statuses the SDKs retry as transient, whatever the error code.
 pub const TRANSIENT_STATUSES: [u16; 4] = [500, 502, 503, 504];
+/// 2026 revision: the HTTP statuses retried as throttling errors, whatever the
+/// error code (botocore 1.44 `ThrottlingStatusCodeChecker._THROTTLING_STATUS_CODES`).
+pub const THROTTLING_STATUSES_2026: [u16; 1] = [429];
 /// The quota's capacity at the start (botocore `quota.INITIAL_CAPACITY`).
 pub const INITIAL_RETRY_TOKENS: u32 = 500;
 /// Units a retry costs (botocore `RetryQuotaChecker._RETRY_COST`).
@@ -139,11 +147,14 @@ pub fn standard_profile() -> PolicyConfig {
 
 /// The built-in profile `aws_standard_2026`: the 2026 revision of standard
 /// mode (see the module notes): 3 attempts; `random(0, 1) * min(b * 2^i, 20 s)`
-/// with `b` 50 ms, or 1 s after a throttling error; `x-amz-retry-after`
-/// honoured within `[t_i, t_i + 5 s]`.
+/// with `b` 50 ms, or 1 s after a throttling error; a 429 is a throttling
+/// error whatever its code; `x-amz-retry-after` honoured within `[t_i, t_i + 5 s]`.
 #[must_use]
 pub fn standard_2026_profile() -> PolicyConfig {
-    let classic = standard_profile();
+    let mut classic = standard_profile();
+    // A 429 in `retry_on` beside the `aws_throttling` table is classified as
+    // throttling (`classify`), as botocore's status checker counts it.
+    classic.retry_on.http_statuses.extend_from_slice(&THROTTLING_STATUSES_2026);
     PolicyConfig {
         backoff: BackoffConfig {
             kind: BackoffKind::Exponential,

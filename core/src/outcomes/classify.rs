@@ -8,6 +8,7 @@
 //! | [`Outcome::Success`], HTTP 1xx-3xx (but a 2xx listed in `retry_on`), gRPC `ok` | success |
 //! | a status or code in `conflict` | conflict: re-read, recompute, redo the unit |
 //! | an HTTP error whose `error_code` is in a `retry_on.error_codes` table | retryable; `throttling` for `aws_throttling` codes |
+//! | a 429 in `retry_on`, in a policy that lists the `aws_throttling` table | retryable and `throttling`, whatever its error code |
 //! | a status (a 2xx too: polled again, as urllib3's `status_forcelist` allows), code or transport failure in `retry_on` | retryable; ambiguous if in `ambiguous` or the request may have been processed |
 //! | a status in `retry_on` whose `server_guidance.statuses` rule `requires_guidance`, answered without guidance | not retryable |
 //! | [`TransportFailure::NotSent`] | never ambiguous: the request never left |
@@ -220,14 +221,15 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
             if !(100..=599).contains(&status) {
                 return Err(not_http_status(status));
             }
-            if status < 400 && !sets.retry_http.contains(status) {
+            let retried_status = sets.retry_http.contains(status);
+            if status < 400 && !retried_status {
                 // A 2xx listed in `retry_on` is polled again (a 202 "still working").
                 Class::Success
             } else if sets.conflict_http.contains(status) {
                 Class::Conflict
             } else if error_code.is_some_and(|code| in_table(sets, ErrorCodeTable::AwsThrottling, &code)) {
                 Class::Retryable { ambiguous: false, throttling: true }
-            } else if sets.retry_http.contains(status)
+            } else if retried_status
                 || error_code.is_some_and(|code| in_table(sets, ErrorCodeTable::AwsTransient, &code))
             {
                 let needs_guidance =
@@ -235,7 +237,13 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
                 if needs_guidance && retry_after_ms.is_none() {
                     Class::NotRetryable
                 } else {
-                    Class::Retryable { ambiguous: sets.ambiguous_http.contains(status), throttling: false }
+                    // A retried 429 ("Too Many Requests") is a throttling error
+                    // where the policy reads the AWS throttling table (botocore
+                    // 1.44's `ThrottlingStatusCodeChecker`, whatever the code).
+                    let throttling = status == TOO_MANY_REQUESTS
+                        && retried_status
+                        && sets.retry_error_codes.contains(ErrorCodeTable::AwsThrottling);
+                    Class::Retryable { ambiguous: sets.ambiguous_http.contains(status), throttling }
                 }
             } else {
                 Class::NotRetryable
@@ -288,6 +296,9 @@ fn guidance_above_max(outcome: &Outcome, ms: u64) -> Error {
 }
 
 /// True when the policy retries `table` and `code` is in it.
+/// HTTP 429 Too Many Requests.
+const TOO_MANY_REQUESTS: u16 = 429;
+
 fn in_table(sets: &crate::policy::Classification, table: ErrorCodeTable, code: &ErrorCode) -> bool {
     sets.retry_error_codes.contains(table) && table.contains(code)
 }
