@@ -582,7 +582,8 @@ mod tests {
         for ending in endings {
             let words = ending.ending_message("op", Some("k")).unwrap().to_string();
             let after = |outcome| {
-                let message = ending.ending_message_after(outcome, false, "op", Some("k"), "outcome_of_error=").unwrap();
+                let message =
+                    ending.ending_message_after(outcome, false, "op", Some("k"), "outcome_of_error=").unwrap();
                 message.to_string()
             };
             let with_hint = after(Some(unknown));
