@@ -105,3 +105,29 @@ def test_vector_classifications_are_botocores(case):
     assert (expect["class"] == "retryable") == retryable
     if retryable:
         assert expect.get("throttling", False) == throttling
+
+
+# Responses no service sends, where botocore's parsers read the first code member that is there, whatever it holds,
+# and keep a body code's spaces: the engine reads them alike (each would be a retryable code if read leniently).
+ODD_ERROR_RESPONSES = [
+    ("rest-json", {"x-amzn-errortype": ""}, '{"code": "ThrottlingException"}'),
+    ("rest-json", {}, '{"code": "", "Code": "ThrottlingException"}'),
+    ("rest-json", {}, '{"code": 5, "Code": "ThrottlingException"}'),
+    ("rest-json", {}, '{"code": " ThrottlingException"}'),
+    ("query", {}, "<ErrorResponse><Error><Code> Throttling </Code></Error></ErrorResponse>"),
+    ("rest-xml", {}, "<Error><Code>\n  SlowDown\n</Code></Error>"),
+    ("ec2", {}, "<Response><Errors><Error><Code> RequestLimitExceeded</Code></Error></Errors></Response>"),
+]
+
+
+@pytest.mark.parametrize("protocol,headers,body", ODD_ERROR_RESPONSES)
+def test_odd_error_codes_read_as_botocore_reads_them(protocol, headers, body):
+    import retryplan
+    from botocore.parsers import create_parser
+
+    parsed = create_parser(protocol).parse({"status_code": 400, "headers": headers, "body": body.encode()}, None)
+    theirs = parsed.get("Error", {}).get("Code")
+    mine = retryplan.aws_error_code_from_response(headers.get("x-amzn-errortype"), body)
+    assert mine is None
+    # botocore finds a code that no table holds (padded, empty or not a string): the same decision as none.
+    assert str(theirs) not in replay.THROTTLING_CODES + replay.TRANSIENT_CODES, theirs

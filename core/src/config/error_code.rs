@@ -198,9 +198,15 @@ impl<'de> Deserialize<'de> for ErrorCode {
 /// ```
 #[must_use]
 pub fn sanitize_error_code(raw: &str) -> Option<&str> {
+    let code = bare_error_code(raw).trim_ascii();
+    (!code.is_empty()).then_some(code)
+}
+
+/// The code in `raw` as botocore reduces it: before the first `:`, after the
+/// last `#`, nothing trimmed (a body's `<Code> SlowDown </Code>` is no code).
+fn bare_error_code(raw: &str) -> &str {
     let before_colon = raw.split(':').next().unwrap_or_default();
-    let after_hash = before_colon.rsplit('#').next().unwrap_or_default().trim_ascii();
-    (!after_hash.is_empty()).then_some(after_hash)
+    before_colon.rsplit('#').next().unwrap_or_default()
 }
 
 /// The error code of an AWS response, read only where the protocols put it
@@ -215,7 +221,13 @@ pub fn sanitize_error_code(raw: &str) -> Option<&str> {
 ///    (EC2's `<Response><Errors><Error>`), never text elsewhere (comments,
 ///    CDATA, other elements).
 ///
-/// Each is reduced by [`sanitize_error_code`]. A body that does not parse
+/// The first of them that is there decides, as in botocore: a header that is
+/// there but empty, or a body's code member that is empty or no string, is
+/// no code (the body is not read further). The header is reduced by
+/// [`sanitize_error_code`] (a field value's surrounding whitespace is no part
+/// of it); a body's code the same way but nothing trimmed, so a padded
+/// `<Code> SlowDown </Code>` is no code, as botocore keeps the spaces and no
+/// table holds such a code. A body that does not parse
 /// has no code; a value that is not a valid [`ErrorCode`] (longer than 64
 /// bytes, not visible ASCII) counts as no code: it cannot name a retryable
 /// error. Nothing here fails; the reading is one pass over the body.
@@ -232,17 +244,18 @@ pub fn sanitize_error_code(raw: &str) -> Option<&str> {
 /// ```
 #[must_use]
 pub fn error_code_from_response(errortype_header: Option<&str>, body: Option<&str>) -> Option<ErrorCode> {
-    if let Some(code) = errortype_header.and_then(sanitize_error_code) {
-        return ErrorCode::new(code).ok();
+    if let Some(header) = errortype_header {
+        return ErrorCode::new(sanitize_error_code(header)?).ok();
     }
     let body = body?.trim_ascii_start();
-    if body.starts_with('{') {
-        ErrorCode::new(sanitize_error_code(json_error_code(body)?)?).ok()
+    let raw = if body.starts_with('{') {
+        json_error_code(body)?
     } else if body.starts_with('<') {
-        ErrorCode::new(sanitize_error_code(xml_error_code(body)?)?).ok()
+        xml_error_code(body)?
     } else {
-        None
-    }
+        return None;
+    };
+    ErrorCode::new(bare_error_code(raw)).ok()
 }
 
 #[cfg(test)]
@@ -276,5 +289,21 @@ mod tests {
         let long = "y".repeat(65);
         assert_eq!(code(Some(long.as_str()), None), None);
         assert_eq!(code(None, None), None);
+    }
+
+    #[test]
+    fn the_first_code_there_decides_and_a_body_code_is_not_trimmed() {
+        // botocore's parsers: the first member present ends the search, and a body's code keeps its spaces.
+        let code = |header, body| error_code_from_response(header, body).map(|c| c.as_str().to_owned());
+        assert_eq!(code(Some(""), Some(r#"{"code": "Throttling"}"#)), None, "an empty header is there");
+        assert_eq!(code(Some(" SlowDown "), None).as_deref(), Some("SlowDown"), "a header's whitespace is no part");
+        assert_eq!(code(None, Some(r#"{"code": "", "Code": "Throttling"}"#)), None);
+        assert_eq!(code(None, Some(r#"{"code": 5, "Code": "Throttling"}"#)), None);
+        assert_eq!(code(None, Some(r#"{"Code": {"x": 1}, "__type": "Throttling"}"#)), None);
+        assert_eq!(code(None, Some(r#"{"message": 5, "__type": "Throttling"}"#)).as_deref(), Some("Throttling"));
+        assert_eq!(code(None, Some("<Error><Code> SlowDown </Code></Error>")), None);
+        assert_eq!(code(None, Some(r#"{"code": " Throttling"}"#)), None);
+        assert_eq!(code(None, Some(r#"{"__type": "aws# Throttling"}"#)), None);
+        assert_eq!(code(None, Some(r#"{"__type": "aws#Throttling: x"}"#)).as_deref(), Some("Throttling"));
     }
 }

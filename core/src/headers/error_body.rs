@@ -3,10 +3,11 @@
 //! `rest_xml_wrapped_errors.rs`, `rest_xml_unwrapped_errors.rs`,
 //! `ec2_query_errors.rs`):
 //!
-//! - JSON (awsJson 1.0/1.1, restJson1): a string member of the top-level
-//!   object: `code`, else `Code`, else `__type`. Members of nested objects
-//!   and arrays are never read; a repeated member counts as its last value
-//!   (as a JSON reader keeps it). A name or value holding a backslash escape
+//! - JSON (awsJson 1.0/1.1, restJson1): the first member of the top-level
+//!   object that is there: `code`, else `Code`, else `__type`; one that is
+//!   no string holds no code (botocore reads the first present, whatever it
+//!   holds). Members of nested objects and arrays are never read; a repeated
+//!   member counts as its last value (as a JSON reader keeps it). A name or value holding a backslash escape
 //!   is not read (no error code and no code member's name has one).
 //! - XML: the `<Code>` child of a root `<Error>` (S3, restXml unwrapped); or
 //!   of the root's `<Error>` child (awsQuery, restXml wrapped
@@ -41,19 +42,24 @@ pub(crate) fn json_error_code(body: &str) -> Option<&str> {
             json.skip_whitespace();
             json.expect(b':')?;
             json.skip_whitespace();
+            let slot = key.ok().and_then(|key| {
+                JSON_CODE_MEMBERS
+                    .iter()
+                    .zip(found.iter_mut())
+                    .find_map(|(member, slot)| (*member == key).then_some(slot))
+            });
             if json.peek() == Some(b'"') {
                 let value = json.string()?;
-                if let (Ok(key), Ok(value)) = (key, value) {
-                    if let Some(slot) = JSON_CODE_MEMBERS
-                        .iter()
-                        .zip(found.iter_mut())
-                        .find_map(|(member, slot)| (*member == key).then_some(slot))
-                    {
-                        *slot = Some(value);
-                    }
+                if let (Some(slot), Ok(value)) = (slot, value) {
+                    *slot = Some(value);
                 }
             } else {
                 json.skip_value()?;
+                // A code member that is no string (`"code": 5`) is there, with no code: botocore's search ends at
+                // the first member present.
+                if let Some(slot) = slot {
+                    *slot = Some("");
+                }
             }
             json.skip_whitespace();
             match json.next()? {
