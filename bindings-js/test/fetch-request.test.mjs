@@ -395,6 +395,6 @@ test("a cancelled request rejects with the signal's reason, untouched (the calle
     const error = await rejection(retryFetch('http://127.0.0.1:9/orders', { method: 'POST', body: 'x' }, options));
     assert.equal(error, reason, 'the reason itself');
     assert.equal(sent.length, 1);
-    assert.deepEqual(Object.keys(error), [], 'nothing set on the caller\'s reason');
+    assert.deepEqual(Object.keys(error), [], "nothing set on the caller's reason");
   }
 });

@@ -122,8 +122,9 @@ ODD_ERROR_RESPONSES = [
 
 @pytest.mark.parametrize("protocol,headers,body", ODD_ERROR_RESPONSES)
 def test_odd_error_codes_read_as_botocore_reads_them(protocol, headers, body):
-    import retryplan
     from botocore.parsers import create_parser
+
+    import retryplan
 
     parsed = create_parser(protocol).parse({"status_code": 400, "headers": headers, "body": body.encode()}, None)
     theirs = parsed.get("Error", {}).get("Code")
