@@ -54,23 +54,9 @@ from botocore.retries import standard
 
 import retryplan
 
-THROTTLING_CODES = [
-    "Throttling",
-    "ThrottlingException",
-    "ThrottledException",
-    "RequestThrottledException",
-    "TooManyRequestsException",
-    "ProvisionedThroughputExceededException",
-    "TransactionInProgressException",
-    "RequestLimitExceeded",
-    "BandwidthLimitExceeded",
-    "LimitExceededException",
-    "RequestThrottled",
-    "SlowDown",
-    "PriorRequestNotComplete",
-    "EC2ThrottledException",
-]
-TRANSIENT_CODES = ["RequestTimeout", "RequestTimeoutException", "PriorRequestNotComplete"]
+# The generator's codes are botocore's own tables (an independent source: the engine's are compared against them).
+THROTTLING_CODES = list(standard.ThrottledRetryableChecker._THROTTLED_ERROR_CODES)
+TRANSIENT_CODES = list(standard.TransientRetryableChecker._TRANSIENT_ERROR_CODES)
 OTHER_CODES = [
     "ValidationException",
     "AccessDenied",
