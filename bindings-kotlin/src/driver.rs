@@ -94,14 +94,16 @@ impl Driver {
     /// names it, the hint naming `outcomeOfError` after an error nothing
     /// classified (not when the ending is raised with a value), and, when the
     /// last response's status was no HTTP status (outside 100..=599, read as
-    /// a malformed response), that status. None while the operation runs,
-    /// and for a success. Reads only (no action is handed out).
-    pub fn ending_message(&self, operation: String) -> Option<String> {
+    /// a malformed response), that status. `key_sent` false when the helper
+    /// sent no idempotency key (`idempotencyKeyHeader = null`): a
+    /// reconcile's words then name none. None while the operation runs, and
+    /// for a success. Reads only (no action is handed out).
+    #[uniffi::method(default(key_sent = true))]
+    pub fn ending_message(&self, operation: String, key_sent: bool) -> Option<String> {
         let driver = lock(&self.0);
         let ending = driver.ended()?;
-        ending
-            .message(&operation, Some(driver.idempotency_key().as_str()), ERROR_HOOK)
-            .map(|message| message.to_string())
+        let key = key_sent.then(|| driver.idempotency_key().as_str());
+        ending.message(&operation, key, ERROR_HOOK).map(|message| message.to_string())
     }
 }
 

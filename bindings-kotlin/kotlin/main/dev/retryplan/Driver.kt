@@ -91,7 +91,7 @@ class Driver private constructor(private val native: Lean<NativeDriver>) : Nativ
     override fun pollAction(nowMs: Long) = native.typed { it.pollAction(nowMs) }
     override fun pollEvent() = native.typed { it.pollEvent() }
 
-    override fun endingMessage(operation: String) = native.typed { it.endingMessage(operation) }
+    override fun endingMessage(operation: String, keySent: Boolean) = native.typed { it.endingMessage(operation, keySent) }
 
     @Throws(RetryplanException::class)
     override fun readResponse(status: Int, headers: Map<String, String>, nowUnixMs: Long) = native.typed { it.readResponse(status, headers, nowUnixMs) }

@@ -76,12 +76,15 @@ internal class Ended<T>(
         windowEnds.schedule({ runCatching { cut(value) } }, left.coerceAtLeast(0), java.util.concurrent.TimeUnit.MILLISECONDS)
     }
 
-    /** The value, or the typed ending (naming [operation]) thrown, raised with the held error (its cause) or value (its `lastValue`), if any. */
+    /**
+     * The value, or the typed ending (naming [operation]) thrown, raised with the held error (its cause) or value (its
+     * `lastValue`), if any. [keySent] false: the helper sent no idempotency key, so a reconcile's words name none.
+     */
     @Suppress("UNCHECKED_CAST")
-    fun valueOrThrow(operation: String): T {
+    fun valueOrThrow(operation: String, keySent: Boolean = true): T {
         if (returned) return value as T
         val ending = typed()
-        throw endingException(ending.decision, key, ending.lastResult?.outcome, cause, operation, value, driver.endingMessage(operation)) ?: IllegalStateException("retryplan: succeeded without a value to return")
+        throw endingException(ending.decision, key, ending.lastResult?.outcome, cause, operation, value, driver.endingMessage(operation, keySent)) ?: IllegalStateException("retryplan: succeeded without a value to return")
     }
 }
 
@@ -433,15 +436,16 @@ internal fun httpFailureOf(error: Throwable): Failure? = failureOf(error) ?: if 
 
 /**
  * Sets the headers of this attempt's request through [set]: its request id under [requestIdHeader] (none when null),
- * the key when the plan sends it, the core's outgoing headers.
+ * the key under [idempotencyKeyHeader] when the plan sends it (none when null), the core's outgoing headers.
  */
-internal inline fun Attempt.eachRequestHeader(requestIdHeader: String?, set: (String, String) -> Unit) {
+internal inline fun Attempt.eachRequestHeader(requestIdHeader: String?, idempotencyKeyHeader: String?, set: (String, String) -> Unit) {
     if (requestIdHeader != null) set(requestIdHeader, requestId)
-    if (sendIdempotencyKey) set(IDEMPOTENCY_KEY_HEADER, idempotencyKey)
-    for (field in propagationHeaders) set(field.name, field.value)
+    if (sendIdempotencyKey && idempotencyKeyHeader != null) set(idempotencyKeyHeader, idempotencyKey)
+    // The core's outgoing headers carry the key too (by its default name): it travels under one name, or none.
+    for (field in propagationHeaders) if (!field.name.equals(IDEMPOTENCY_KEY_HEADER, ignoreCase = true)) set(field.name, field.value)
 }
 
-/** The rule of an HTTP helper's header name option (`requestIdHeader`), worded as Python's. */
+/** The rule of an HTTP helper's header name options (`requestIdHeader`, `idempotencyKeyHeader`), worded as Python's. */
 internal const val HEADER_NAME_RULE = "must be a header name (a non-empty string), or null to leave the header out"
 
 /**

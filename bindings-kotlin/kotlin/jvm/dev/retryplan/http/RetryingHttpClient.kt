@@ -39,7 +39,10 @@ data class RetriedResponse<T>(val decision: Decision, val response: HttpResponse
  * attempt is a copy of the request with the attempt's timeout (the request's
  * own `timeout` where that is shorter), a fresh request id under
  * [requestIdHeader] (`X-Request-Id`; null leaves it out, an empty name is
- * refused when the client is made) and, when the plan says so, the `Idempotency-Key`; attempts
+ * refused when the client is made) and, when the plan says so, the key under
+ * [idempotencyKeyHeader] (`Idempotency-Key`; a key the caller set under it is
+ * the operation's key; null: neither read nor sent, and a reconcile's message
+ * names no key); attempts
  * run concurrently under a hedging policy, and an aborted one is cancelled.
  * The method decides what may be repeated (RFC 9110; `idempotent` overrides
  * it per request); the status and guidance headers are read by the core.
@@ -65,11 +68,15 @@ class RetryingHttpClient(
     outcomeOfError: ((Throwable) -> Outcome?)? = null,
     clock: MonotonicClock = MonotonicClock.SYSTEM,
     requestIdHeader: String? = REQUEST_ID_HEADER,
+    idempotencyKeyHeader: String? = IDEMPOTENCY_KEY_HEADER,
 ) {
     private val helper = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock)
 
     /** The header carrying each attempt's request id, or null to send none. */
     private val requestIdHeader = headerNameOption("requestIdHeader", requestIdHeader)
+
+    /** The header the key is read from (a caller's own) and sent under, or null: neither read nor sent. */
+    private val idempotencyKeyHeader = headerNameOption("idempotencyKeyHeader", idempotencyKeyHeader)
 
     /**
      * Sends [request] (copied per attempt) until the core answers an ending,
@@ -107,7 +114,7 @@ class RetryingHttpClient(
         val served = context ?: RequestContext.current()
         val template = request.copy().build()
         // A key the caller already set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
-        val callerKey = template.headers().firstValue(IDEMPOTENCY_KEY_HEADER).orElse(null)
+        val callerKey = idempotencyKeyHeader?.let { template.headers().firstValue(it).orElse(null) }
         val operation = dev.retryplan.requestName(template.method(), template.uri().toString())
         val http = try {
             helper.policy.httpRequest(template.method(), idempotent, callerKey)
@@ -127,7 +134,7 @@ class RetryingHttpClient(
             val ended = host.run { attempt -> errors.recording(attempt) { client.sendAsync(copy(request, ownTimeout, attempt), bodyHandler).await(::closeBody) } }
             ended.cutFailedBodyAtAbort(::closeBody)
             // Null: outcomeOfError called an error a success, and send returns a response.
-            val response: HttpResponse<T>? = ended.valueOrThrow(operation)
+            val response: HttpResponse<T>? = ended.valueOrThrow(operation, keySent = idempotencyKeyHeader != null)
             RetriedResponse(ended.decision, response ?: throw errors.noResponse(operation, ended.decision, ::IllegalStateException), host.key)
         }
     }
@@ -136,7 +143,7 @@ class RetryingHttpClient(
     private fun copy(request: HttpRequest.Builder, ownTimeout: Duration?, attempt: Attempt): HttpRequest {
         val window = Duration.ofMillis(attempt.timeoutMs)
         val builder = request.copy().timeout(if (ownTimeout != null && ownTimeout < window) ownTimeout else window)
-        attempt.eachRequestHeader(requestIdHeader) { name, value -> builder.setHeader(name, value) }
+        attempt.eachRequestHeader(requestIdHeader, idempotencyKeyHeader) { name, value -> builder.setHeader(name, value) }
         return builder.build()
     }
 }

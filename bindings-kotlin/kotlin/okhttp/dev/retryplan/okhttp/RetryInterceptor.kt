@@ -60,7 +60,9 @@ val Response.retryDecision: Decision? get() = request().tag(RetryTag::class.java
  * interceptor before this one set, where that is shorter), sends a fresh
  * request id under [requestIdHeader] (`X-Request-Id`; null leaves it out, an
  * empty name is refused when the interceptor is made) and, when the plan says so,
- * the `Idempotency-Key` (a key the caller set is the operation's key). The
+ * the key under [idempotencyKeyHeader] (`Idempotency-Key`; a key the caller set
+ * under it is the operation's key; null: neither read nor sent, and a
+ * reconcile's message names no key). The
  * method says what may be repeated (RFC 9110; tag the request [Idempotent] to
  * say otherwise); the status (as OkHttp gives it) and the guidance headers
  * are read by the core. A one-shot or duplex body is sent once, never hedged,
@@ -102,11 +104,15 @@ class RetryInterceptor @JvmOverloads constructor(
     outcomeOfError: ((Throwable) -> Outcome?)? = null,
     clock: MonotonicClock = MonotonicClock.SYSTEM,
     requestIdHeader: String? = REQUEST_ID_HEADER,
+    idempotencyKeyHeader: String? = IDEMPOTENCY_KEY_HEADER,
 ) : Interceptor {
     private val helper = Helper(policy, dependency, stats, onDecision, outcomeOfError, clock)
 
     /** The header carrying each attempt's request id, or null to send none. */
     private val requestIdHeader = headerNameOption("requestIdHeader", requestIdHeader)
+
+    /** The header the key is read from (a caller's own) and sent under, or null: neither read nor sent. */
+    private val idempotencyKeyHeader = headerNameOption("idempotencyKeyHeader", idempotencyKeyHeader)
 
     /** The attempt calls this interceptor made, and their request and timeout: let through, not retried again. */
     private val attempts = Collections.synchronizedMap(IdentityHashMap<Call, Pair<Request, Int>>())
@@ -134,7 +140,7 @@ class RetryInterceptor @JvmOverloads constructor(
     private fun operate(call: Call, request: Request, operation: String): Response {
         if (call.isCanceled) throw IOException("Canceled")
         // A key the caller set makes the request keyed by that exact key: the core's rule (Policy.httpRequest).
-        val http = helper.policy.httpRequest(request.method(), request.tag(Idempotent::class.java)?.value, request.header(IDEMPOTENCY_KEY_HEADER))
+        val http = helper.policy.httpRequest(request.method(), request.tag(Idempotent::class.java)?.value, idempotencyKeyHeader?.let(request::header))
         // OkHttp follows redirects inside the attempt's call: a response with a 3xx among its prior ones is a redirect
         // target's answer (a prior 503 or 401 is OkHttp's own resend of the same request: the same attempt).
         val io = Io<Response>({ HttpReading(it.code().toLong(), followedRedirect(priorStatuses(it)), it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
@@ -158,7 +164,7 @@ class RetryInterceptor @JvmOverloads constructor(
                 // Cancelling the attempt's call at its abort time ends a failed body still streaming then.
                 ended.cutFailedBodyAtAbort { callOf[it]?.cancel() }
                 // Null: outcomeOfError called an error a success, and an interceptor must return a response.
-                val response: Response? = ended.valueOrThrow(operation)
+                val response: Response? = ended.valueOrThrow(operation, keySent = idempotencyKeyHeader != null)
                 response ?: throw errors.noResponse(operation, ended.decision, ::RetryInterceptorException)
             } finally {
                 // The loop does not wait for aborted attempts: cancel their calls before they stop being
@@ -180,7 +186,7 @@ class RetryInterceptor @JvmOverloads constructor(
         callOf: MutableMap<Response, Call>,
     ): Response {
         val builder = request.newBuilder().tag(RetryTag::class.java, tag)
-        attempt.eachRequestHeader(requestIdHeader) { name, value -> builder.header(name, value) }
+        attempt.eachRequestHeader(requestIdHeader, idempotencyKeyHeader) { name, value -> builder.header(name, value) }
         val timeoutMs = attempt.timeoutMs.coerceIn(1, Int.MAX_VALUE.toLong()).toInt() // 0 is "no timeout" to OkHttp
         val own = call.clone()
         calls += own
