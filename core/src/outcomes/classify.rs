@@ -295,10 +295,10 @@ fn guidance_above_max(outcome: &Outcome, ms: u64) -> Error {
     Error::ms_above_max(field, ms)
 }
 
-/// True when the policy retries `table` and `code` is in it.
 /// HTTP 429 Too Many Requests.
 const TOO_MANY_REQUESTS: u16 = 429;
 
+/// True when the policy retries `table` and `code` is in it.
 fn in_table(sets: &crate::policy::Classification, table: ErrorCodeTable, code: &ErrorCode) -> bool {
     sets.retry_error_codes.contains(table) && table.contains(code)
 }
