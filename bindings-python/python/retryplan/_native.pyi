@@ -747,11 +747,11 @@ def aws_error_code_from_response(errortype_header: Optional[str] = None, body: O
 
     The first of them that is there decides, as in botocore: a header that is there but empty, or a body's code member
     that is empty or no string, is no code (the body is not read further). The header is reduced by the SDKs' rule
-    (everything from the first ``:`` on dropped, then everything up to the last ``#``; surrounding whitespace ignored)
-    (a field value's surrounding whitespace is no part of it); a body's code the same way but nothing trimmed, so a
-    padded ``<Code> SlowDown </Code>`` is no code, as botocore keeps the spaces and no table holds such a code. A body
-    that does not parse has no code; a value that is not a valid error code (longer than 64 bytes, not visible ASCII)
-    counts as no code: it cannot name a retryable error. Nothing here fails; the reading is one pass over the body.
+    (everything from the first ``:`` on dropped, then everything up to the last ``#``; surrounding whitespace ignored);
+    a body's code the same way but nothing trimmed, so a padded ``<Code> SlowDown </Code>`` is no code, as botocore
+    keeps the spaces and no table holds such a code. A body that does not parse has no code; a value that is not a valid
+    error code (longer than 64 bytes, not visible ASCII) counts as no code: it cannot name a retryable error. Nothing
+    here fails; the reading is one pass over the body.
     """
 
 def request_name(method: str, url: str) -> str:

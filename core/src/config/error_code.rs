@@ -224,11 +224,10 @@ fn bare_error_code(raw: &str) -> &str {
 /// The first of them that is there decides, as in botocore: a header that is
 /// there but empty, or a body's code member that is empty or no string, is
 /// no code (the body is not read further). The header is reduced by
-/// [`sanitize_error_code`] (a field value's surrounding whitespace is no part
-/// of it); a body's code the same way but nothing trimmed, so a padded
-/// `<Code> SlowDown </Code>` is no code, as botocore keeps the spaces and no
-/// table holds such a code. A body that does not parse
-/// has no code; a value that is not a valid [`ErrorCode`] (longer than 64
+/// [`sanitize_error_code`]; a body's code the same way but nothing trimmed,
+/// so a padded `<Code> SlowDown </Code>` is no code, as botocore keeps the
+/// spaces and no table holds such a code. A body that does not parse has no
+/// code; a value that is not a valid [`ErrorCode`] (longer than 64
 /// bytes, not visible ASCII) counts as no code: it cannot name a retryable
 /// error. Nothing here fails; the reading is one pass over the body.
 ///
