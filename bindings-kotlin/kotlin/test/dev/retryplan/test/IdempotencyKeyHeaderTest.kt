@@ -58,12 +58,11 @@ class IdempotencyKeyHeaderTest {
     }
 
     /** What [LocalServer] saw under [name] (lower case) for each attempt of a keyed POST answered 503 then 201. */
-    private fun keyedPost(name: String, send: (LocalServer, Policy) -> Int): List<List<String>?> =
-        LocalServer { attempt -> LocalServer.Reply.Status(if (attempt == 1) 503 else 201) }.use { server ->
-            keyed().use { policy -> assertEquals(201, send(server, policy)) }
-            assertEquals(2, server.seen.size, "two attempts")
-            server.seen.map { it.headers[name] }
-        }
+    private fun keyedPost(name: String, send: (LocalServer, Policy) -> Int): List<List<String>?> = LocalServer { attempt -> LocalServer.Reply.Status(if (attempt == 1) 503 else 201) }.use { server ->
+        keyed().use { policy -> assertEquals(201, send(server, policy)) }
+        assertEquals(2, server.seen.size, "two attempts")
+        server.seen.map { it.headers[name] }
+    }
 
     private fun viaOkHttp(header: String?, ownKey: Pair<String, String>? = null) = { server: LocalServer, policy: Policy -> okHttp(policy, header).post(server, ownKey) }
     private fun viaHttpClient(header: String?, ownKey: Pair<String, String>? = null) = { server: LocalServer, policy: Policy -> httpClientPost(policy, header, server, ownKey) }
