@@ -17,6 +17,14 @@
 //! whatever the kind, jitter and failure; later retries keep theirs
 //! (urllib3's shape).
 //!
+//! Under `a6` jitter (gRFC A6) a fractional multiplier's steps keep 10^-9 ms
+//! instead (see [`Backoff::a6_ceiling_units`]): the ceiling is A6's
+//! `min(initialBackoff * multiplier^r, maxBackoff)` to within 10^-9 ms, and
+//! the draw's range is the whole ms within `[0.8, 1.2]` of it. Rounding each
+//! step down compounds, and A6's peers (grpc-go, grpc-java, grpc-js) compute
+//! in float or nanoseconds: an `initialBackoff` of 1 ms times 1.6 grows to
+//! 1.6, 2.56, 4.1 ms there, where whole-ms steps stay at 1 ms.
+//!
 //! The jitter then gives an inclusive range, and one draw picks the delay
 //! (see [`crate::policy::Jitter`] and the [`rng`](crate) notes). No delay ever
 //! exceeds the cap, except under `a6` jitter, where gRFC A6 multiplies the
@@ -109,6 +117,38 @@ impl Backoff {
     }
 }
 
+/// Units of [`Backoff::a6_ceiling_units`] per millisecond.
+const A6_UNITS_PER_MS: u128 = 1_000_000_000;
+
+impl Backoff {
+    /// gRFC A6's ceiling of retry `retry`, `min(base * multiplier^retry, cap)`, in
+    /// 10^-9 ms: the steps multiply by `multiplier_permille / 1000` in these units
+    /// (rounding down below 10^-9 ms), so a fractional multiplier grows even a
+    /// 1 ms base as A6 says. In u128: a ceiling is at most 2^53 - 1 ms (2^83
+    /// units) and a multiplier at most 10^9 per mille (under 2^30).
+    fn a6_ceiling_units(&self, base_ms: u64, retry: u32) -> u128 {
+        let limit = u128::from(self.cap_ms) * A6_UNITS_PER_MS;
+        let mut ceiling = u128::from(base_ms.min(self.cap_ms)) * A6_UNITS_PER_MS;
+        if self.kind != BackoffKind::Exponential {
+            return u128::from(self.grown_ms(base_ms, retry, self.cap_ms)) * A6_UNITS_PER_MS;
+        }
+        let growing = self.multiplier_permille >= 1000;
+        for _ in 0..retry {
+            if ceiling == 0 || (growing && ceiling >= limit) {
+                break;
+            }
+            ceiling = (ceiling * u128::from(self.multiplier_permille) / 1000).min(limit);
+        }
+        ceiling
+    }
+}
+
+/// Whole ms of a number of [`Backoff::a6_ceiling_units`], rounded down.
+fn a6_whole_ms(units: u128) -> u64 {
+    // At most 1.2 times a ceiling of at most 2^53 - 1 ms: always fits.
+    u64::try_from(units / A6_UNITS_PER_MS).unwrap_or(MAX_MS)
+}
+
 /// The ceiling of retry `retry` under `policy`: [`Backoff::ceiling_after_ms`],
 /// except under jitter `polly`, where it is Polly's delay without jitter (the
 /// same numbers, but a delay beyond .NET's `TimeSpan` is `TimeSpan.MaxValue`
@@ -118,6 +158,9 @@ pub(crate) fn policy_ceiling_ms(policy: &Policy, retry: u32, after_throttling: b
     match policy.jitter {
         Jitter::Polly { .. } if !(backoff.immediate_first_retry && retry == 0) => {
             polly::ceiling_ms(backoff.kind, retry, backoff.base_for_ms(after_throttling), backoff.cap_ms)
+        }
+        Jitter::A6 if !(backoff.immediate_first_retry && retry == 0) => {
+            a6_whole_ms(backoff.a6_ceiling_units(backoff.base_for_ms(after_throttling), retry))
         }
         _ => backoff.ceiling_after_ms(retry, after_throttling),
     }
@@ -166,10 +209,15 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
             DrawRange::uncapped(low, high)
         }
         Jitter::A6 => {
-            // min(initial * m^n, max) * random(0.8, 1.2): the spread is not capped (gRFC A6),
-            // but no time is ever past MAX_MS (a cap of 2^53 - 1 would draw up to 1.2 times it).
-            let spread = ceiling / 5;
-            DrawRange::uncapped(ceiling - spread, ceiling.saturating_add(spread).min(MAX_MS))
+            // min(initial * m^n, max) * random(0.8, 1.2): the whole ms within [0.8, 1.2] of the
+            // ceiling kept to 10^-9 ms. The spread is not capped (gRFC A6), but no time is ever
+            // past MAX_MS (a cap of 2^53 - 1 would draw up to 1.2 times it). Below 2.5 ms a
+            // fractional ceiling may leave no whole ms in the range: then its top, rounded down
+            // (what a timer given 1.2 times the ceiling waits).
+            let exact = backoff.a6_ceiling_units(base, retry);
+            let high = a6_whole_ms(exact * 6 / 5).min(MAX_MS);
+            let low = a6_whole_ms((exact * 4).div_ceil(5) + A6_UNITS_PER_MS - 1).min(high);
+            DrawRange::uncapped(low, high)
         }
         Jitter::FullThenCap => DrawRange { low: 0, high: backoff.grown_ms(base, retry, MAX_MS), cap },
         // urllib3: min(backoff_max, factor * 2^(n-1) + random() * backoff_jitter).
@@ -326,6 +374,23 @@ mod tests {
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::A6), 9, 0), (800, 1200), "A6 may exceed the cap");
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::FullThenCap), 2, 0), (0, 400));
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::FullThenCap), 9, 0), (0, 1000));
+    }
+
+    #[test]
+    fn a6_ceilings_keep_the_fraction_of_each_step() {
+        // grpc-js (as grpc-go and grpc-java) grows a 1 ms initialBackoff times 1.6 to 1.6, 2.56, 4.096, 6.5536 ms;
+        // whole-ms steps would stay at 1 ms.
+        let b = BackoffConfig { base_ms: 1, cap_ms: 1000, multiplier: 1.6, ..BackoffConfig::default() };
+        let a6 = policy(b, JitterConfig::A6);
+        assert_eq!(backoff_ceilings_ms(&a6, 5).unwrap(), [1, 1, 2, 4, 6]);
+        let ranges: Vec<(u64, u64)> = (0..5).map(|r| delay_range_ms(&a6, r, 0)).collect();
+        // [0.8, 1.2] of 1, 1.6, 2.56, 4.096, 6.5536 ms in whole ms; 1.6 has none, so its top rounded down.
+        assert_eq!(ranges, [(1, 1), (1, 1), (3, 3), (4, 4), (6, 7)]);
+        // Another jitter keeps the general rule: whole-ms steps.
+        assert_eq!(backoff_ceilings_ms(&policy(b, JitterConfig::None), 5).unwrap(), [1, 1, 1, 1, 1]);
+        // A whole ceiling keeps the range it always had: [c - c/5, c + c/5].
+        let b = BackoffConfig { base_ms: 13, cap_ms: 1000, multiplier: 2.0, ..BackoffConfig::default() };
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::A6), 0, 0), (11, 15));
     }
 
     #[test]
