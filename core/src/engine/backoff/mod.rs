@@ -17,9 +17,9 @@
 //! whatever the kind, jitter and failure; later retries keep theirs
 //! (urllib3's shape).
 //!
-//! Under `a6` jitter (gRFC A6) a fractional multiplier's steps keep 10^-9 ms
-//! instead (see [`Backoff::a6_ceiling_units`]): the ceiling is A6's
-//! `min(initialBackoff * multiplier^r, maxBackoff)` to within 10^-9 ms, and
+//! Under `a6` jitter (gRFC A6) the steps keep the microsecond
+//! instead: the ceiling is A6's
+//! `min(initialBackoff * multiplier^r, maxBackoff)` to within a microsecond, and
 //! the draw's range is the whole ms within `[0.8, 1.2]` of it. Rounding each
 //! step down compounds, and A6's peers (grpc-go, grpc-java, grpc-js) compute
 //! in float or nanoseconds: an `initialBackoff` of 1 ms times 1.6 grows to
@@ -80,7 +80,8 @@ impl Backoff {
         }
     }
 
-    /// The ceiling of retry `retry` grown from `base_ms`, never above `limit_ms`.
+    /// The ceiling of retry `retry` grown from `base_ms`, never above `limit_ms`
+    /// (any unit: [`Backoff::a6_ceiling_us`] steps in µs).
     fn grown_ms(&self, base_ms: u64, retry: u32, limit_ms: u64) -> u64 {
         let start = base_ms.min(limit_ms);
         match self.kind {
@@ -117,36 +118,15 @@ impl Backoff {
     }
 }
 
-/// Units of [`Backoff::a6_ceiling_units`] per millisecond.
-const A6_UNITS_PER_MS: u128 = 1_000_000_000;
-
 impl Backoff {
-    /// gRFC A6's ceiling of retry `retry`, `min(base * multiplier^retry, cap)`, in
-    /// 10^-9 ms: the steps multiply by `multiplier_permille / 1000` in these units
-    /// (rounding down below 10^-9 ms), so a fractional multiplier grows even a
-    /// 1 ms base as A6 says. In u128: a ceiling is at most 2^53 - 1 ms (2^83
-    /// units) and a multiplier at most 10^9 per mille (under 2^30).
-    fn a6_ceiling_units(&self, base_ms: u64, retry: u32) -> u128 {
-        let limit = u128::from(self.cap_ms) * A6_UNITS_PER_MS;
-        let mut ceiling = u128::from(base_ms.min(self.cap_ms)) * A6_UNITS_PER_MS;
-        if self.kind != BackoffKind::Exponential {
-            return u128::from(self.grown_ms(base_ms, retry, self.cap_ms)) * A6_UNITS_PER_MS;
-        }
-        let growing = self.multiplier_permille >= 1000;
-        for _ in 0..retry {
-            if ceiling == 0 || (growing && ceiling >= limit) {
-                break;
-            }
-            ceiling = (ceiling * u128::from(self.multiplier_permille) / 1000).min(limit);
-        }
-        ceiling
+    /// gRFC A6's ceiling of retry `retry`, `min(base * multiplier^retry, cap)`,
+    /// in microseconds: the steps of [`Backoff::ceiling_ms`] taken in µs, so
+    /// that a fractional multiplier grows even a 1 ms base as A6 says. (A cap
+    /// is at most 2^53 - 1 ms, under 2^63 µs; a step whose product passes 2^64,
+    /// a ceiling above 2^64 / 10^6 ms, about 585 years, is the cap.)
+    fn a6_ceiling_us(&self, base_ms: u64, retry: u32) -> u64 {
+        self.grown_ms(base_ms.saturating_mul(1000), retry, self.cap_ms.saturating_mul(1000))
     }
-}
-
-/// Whole ms of a number of [`Backoff::a6_ceiling_units`], rounded down.
-fn a6_whole_ms(units: u128) -> u64 {
-    // At most 1.2 times a ceiling of at most 2^53 - 1 ms: always fits.
-    u64::try_from(units / A6_UNITS_PER_MS).unwrap_or(MAX_MS)
 }
 
 /// The ceiling of retry `retry` under `policy`: [`Backoff::ceiling_after_ms`],
@@ -155,14 +135,14 @@ fn a6_whole_ms(units: u128) -> u64 {
 /// when the cap is above it, as Polly has it without `MaxDelay`).
 pub(crate) fn policy_ceiling_ms(policy: &Policy, retry: u32, after_throttling: bool) -> u64 {
     let backoff = &policy.backoff;
+    if backoff.immediate_first_retry && retry == 0 {
+        return 0;
+    }
+    let base = backoff.base_for_ms(after_throttling);
     match policy.jitter {
-        Jitter::Polly { .. } if !(backoff.immediate_first_retry && retry == 0) => {
-            polly::ceiling_ms(backoff.kind, retry, backoff.base_for_ms(after_throttling), backoff.cap_ms)
-        }
-        Jitter::A6 if !(backoff.immediate_first_retry && retry == 0) => {
-            a6_whole_ms(backoff.a6_ceiling_units(backoff.base_for_ms(after_throttling), retry))
-        }
-        _ => backoff.ceiling_after_ms(retry, after_throttling),
+        Jitter::Polly { .. } => polly::ceiling_ms(backoff.kind, retry, base, backoff.cap_ms),
+        Jitter::A6 => backoff.a6_ceiling_us(base, retry) / 1000,
+        _ => backoff.grown_ms(base, retry, backoff.cap_ms),
     }
 }
 
@@ -210,14 +190,15 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
         }
         Jitter::A6 => {
             // min(initial * m^n, max) * random(0.8, 1.2): the whole ms within [0.8, 1.2] of the
-            // ceiling kept to 10^-9 ms. The spread is not capped (gRFC A6), but no time is ever
+            // ceiling kept to the microsecond. The spread is not capped (gRFC A6), but no time is ever
             // past MAX_MS (a cap of 2^53 - 1 would draw up to 1.2 times it). Below 2.5 ms a
             // fractional ceiling may leave no whole ms in the range: then its top, rounded down
             // (what a timer given 1.2 times the ceiling waits).
-            let exact = backoff.a6_ceiling_units(base, retry);
-            let high = a6_whole_ms(exact * 6 / 5).min(MAX_MS);
-            let low = a6_whole_ms((exact * 4).div_ceil(5) + A6_UNITS_PER_MS - 1).min(high);
-            DrawRange::uncapped(low, high)
+            let us = backoff.a6_ceiling_us(base, retry);
+            // c - c/5 is 0.8c rounded up, c + c/5 is 1.2c rounded down: in µs, then in whole ms.
+            let spread = us / 5;
+            let high = (us.saturating_add(spread) / 1000).min(MAX_MS);
+            DrawRange::uncapped((us - spread).div_ceil(1000).min(high), high)
         }
         Jitter::FullThenCap => DrawRange { low: 0, high: backoff.grown_ms(base, retry, MAX_MS), cap },
         // urllib3: min(backoff_max, factor * 2^(n-1) + random() * backoff_jitter).
@@ -391,6 +372,11 @@ mod tests {
         // A whole ceiling keeps the range it always had: [c - c/5, c + c/5].
         let b = BackoffConfig { base_ms: 13, cap_ms: 1000, multiplier: 2.0, ..BackoffConfig::default() };
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::A6), 0, 0), (11, 15));
+        // Growth saturates at the cap, and 1.2 times the largest cap at MAX_MS.
+        let b = BackoffConfig { base_ms: 1, cap_ms: MAX_MS, multiplier: 1.5, ..BackoffConfig::default() };
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::A6), 200, 0), (MAX_MS - MAX_MS / 5, MAX_MS));
+        let b = BackoffConfig { base_ms: 3, cap_ms: MAX_MS, multiplier: 999_999.5, ..BackoffConfig::default() };
+        assert_eq!(policy(b, JitterConfig::A6).backoff().a6_ceiling_us(3, 3), MAX_MS * 1000);
     }
 
     #[test]
