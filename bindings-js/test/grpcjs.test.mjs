@@ -14,6 +14,12 @@ test('grpc-js replay: every retry, give-up and reason, delay, token count and co
   assert.ok(result.steps > 3000, `only ${result.steps} attempts replayed`);
   for (const name of Object.keys(result.known)) assert.ok(name in KNOWN, name);
   // The sample reaches every ending, so a silent change in one of them would show.
-  for (const ending of ['succeeded', 'not_retryable', 'attempts_exhausted', 'server_declined_retry', 'budget_exhausted'])
+  for (const ending of [
+    'succeeded',
+    'not_retryable',
+    'attempts_exhausted',
+    'server_declined_retry',
+    'budget_exhausted',
+  ])
     assert.ok(result.endings[ending] > 0, `no call ended by ${ending}`);
 });
