@@ -186,8 +186,12 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * core's rule `ending_reconcile_key_not_sent` (retryFetch with
  * `idempotencyKeyHeader: null`): 122065 B, against 121988 B for the base built
  * in the same run, +77 B (+36 B the rule, +41 B the status reader), so 122150 B.
+ * Session 22's A6 backoff (ceilings stepped in microseconds under `a6` jitter,
+ * so that a 1 ms initialBackoff times 1.6 grows as gRFC A6 and the gRPC peers
+ * grow it): the wasm +44 B (108662 B against 108618 B for its base built in
+ * the same run, gzip -9), the default entry 122188 B, so 122250 B.
  */
-const LIMIT = 122_150;
+const LIMIT = 122_250;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the

@@ -74,4 +74,5 @@ node --test \
   test/consumer.test.mjs \
   test/rollup.test.mjs \
   test/page.test.mjs \
-  test/readme.test.mjs
+  test/readme.test.mjs \
+  test/grpcjs.test.mjs

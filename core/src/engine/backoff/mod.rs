@@ -17,6 +17,14 @@
 //! whatever the kind, jitter and failure; later retries keep theirs
 //! (urllib3's shape).
 //!
+//! Under `a6` jitter (gRFC A6) the steps keep the microsecond
+//! instead: the ceiling is A6's
+//! `min(initialBackoff * multiplier^r, maxBackoff)` to within a microsecond, and
+//! the draw's range is the whole ms within `[0.8, 1.2]` of it. Rounding each
+//! step down compounds, and A6's peers (grpc-go, grpc-java, grpc-js) compute
+//! in float or nanoseconds: an `initialBackoff` of 1 ms times 1.6 grows to
+//! 1.6, 2.56, 4.1 ms there, where whole-ms steps stay at 1 ms.
+//!
 //! The jitter then gives an inclusive range, and one draw picks the delay
 //! (see [`crate::policy::Jitter`] and the [`rng`](crate) notes). No delay ever
 //! exceeds the cap, except under `a6` jitter, where gRFC A6 multiplies the
@@ -72,7 +80,8 @@ impl Backoff {
         }
     }
 
-    /// The ceiling of retry `retry` grown from `base_ms`, never above `limit_ms`.
+    /// The ceiling of retry `retry` grown from `base_ms`, never above `limit_ms`
+    /// (any unit: [`Backoff::a6_ceiling_us`] steps in µs).
     fn grown_ms(&self, base_ms: u64, retry: u32, limit_ms: u64) -> u64 {
         let start = base_ms.min(limit_ms);
         match self.kind {
@@ -109,17 +118,31 @@ impl Backoff {
     }
 }
 
+impl Backoff {
+    /// gRFC A6's ceiling of retry `retry`, `min(base * multiplier^retry, cap)`,
+    /// in microseconds: the steps of [`Backoff::ceiling_ms`] taken in µs, so
+    /// that a fractional multiplier grows even a 1 ms base as A6 says. (A cap
+    /// is at most 2^53 - 1 ms, under 2^63 µs; a step whose product passes 2^64,
+    /// a ceiling above 2^64 / 10^6 ms, about 585 years, is the cap.)
+    fn a6_ceiling_us(&self, base_ms: u64, retry: u32) -> u64 {
+        self.grown_ms(base_ms.saturating_mul(1000), retry, self.cap_ms.saturating_mul(1000))
+    }
+}
+
 /// The ceiling of retry `retry` under `policy`: [`Backoff::ceiling_after_ms`],
 /// except under jitter `polly`, where it is Polly's delay without jitter (the
 /// same numbers, but a delay beyond .NET's `TimeSpan` is `TimeSpan.MaxValue`
 /// when the cap is above it, as Polly has it without `MaxDelay`).
 pub(crate) fn policy_ceiling_ms(policy: &Policy, retry: u32, after_throttling: bool) -> u64 {
     let backoff = &policy.backoff;
+    if backoff.immediate_first_retry && retry == 0 {
+        return 0;
+    }
+    let base = backoff.base_for_ms(after_throttling);
     match policy.jitter {
-        Jitter::Polly { .. } if !(backoff.immediate_first_retry && retry == 0) => {
-            polly::ceiling_ms(backoff.kind, retry, backoff.base_for_ms(after_throttling), backoff.cap_ms)
-        }
-        _ => backoff.ceiling_after_ms(retry, after_throttling),
+        Jitter::Polly { .. } => polly::ceiling_ms(backoff.kind, retry, base, backoff.cap_ms),
+        Jitter::A6 => backoff.a6_ceiling_us(base, retry) / 1000,
+        _ => backoff.grown_ms(base, retry, backoff.cap_ms),
     }
 }
 
@@ -166,10 +189,16 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
             DrawRange::uncapped(low, high)
         }
         Jitter::A6 => {
-            // min(initial * m^n, max) * random(0.8, 1.2): the spread is not capped (gRFC A6),
-            // but no time is ever past MAX_MS (a cap of 2^53 - 1 would draw up to 1.2 times it).
-            let spread = ceiling / 5;
-            DrawRange::uncapped(ceiling - spread, ceiling.saturating_add(spread).min(MAX_MS))
+            // min(initial * m^n, max) * random(0.8, 1.2): the whole ms within [0.8, 1.2] of the
+            // ceiling kept to the microsecond. The spread is not capped (gRFC A6), but no time is ever
+            // past MAX_MS (a cap of 2^53 - 1 would draw up to 1.2 times it). Below 2.5 ms a
+            // fractional ceiling may leave no whole ms in the range: then its top, rounded down
+            // (what a timer given 1.2 times the ceiling waits).
+            let us = backoff.a6_ceiling_us(base, retry);
+            // c - c/5 is 0.8c rounded up, c + c/5 is 1.2c rounded down: in µs, then in whole ms.
+            let spread = us / 5;
+            let high = (us.saturating_add(spread) / 1000).min(MAX_MS);
+            DrawRange::uncapped((us - spread).div_ceil(1000).min(high), high)
         }
         Jitter::FullThenCap => DrawRange { low: 0, high: backoff.grown_ms(base, retry, MAX_MS), cap },
         // urllib3: min(backoff_max, factor * 2^(n-1) + random() * backoff_jitter).
@@ -326,6 +355,28 @@ mod tests {
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::A6), 9, 0), (800, 1200), "A6 may exceed the cap");
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::FullThenCap), 2, 0), (0, 400));
         assert_eq!(delay_range_ms(&policy(b, JitterConfig::FullThenCap), 9, 0), (0, 1000));
+    }
+
+    #[test]
+    fn a6_ceilings_keep_the_fraction_of_each_step() {
+        // grpc-js (as grpc-go and grpc-java) grows a 1 ms initialBackoff times 1.6 to 1.6, 2.56, 4.096, 6.5536 ms;
+        // whole-ms steps would stay at 1 ms.
+        let b = BackoffConfig { base_ms: 1, cap_ms: 1000, multiplier: 1.6, ..BackoffConfig::default() };
+        let a6 = policy(b, JitterConfig::A6);
+        assert_eq!(backoff_ceilings_ms(&a6, 5).unwrap(), [1, 1, 2, 4, 6]);
+        let ranges: Vec<(u64, u64)> = (0..5).map(|r| delay_range_ms(&a6, r, 0)).collect();
+        // [0.8, 1.2] of 1, 1.6, 2.56, 4.096, 6.5536 ms in whole ms; 1.6 has none, so its top rounded down.
+        assert_eq!(ranges, [(1, 1), (1, 1), (3, 3), (4, 4), (6, 7)]);
+        // Another jitter keeps the general rule: whole-ms steps.
+        assert_eq!(backoff_ceilings_ms(&policy(b, JitterConfig::None), 5).unwrap(), [1, 1, 1, 1, 1]);
+        // A whole ceiling keeps the range it always had: [c - c/5, c + c/5].
+        let b = BackoffConfig { base_ms: 13, cap_ms: 1000, multiplier: 2.0, ..BackoffConfig::default() };
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::A6), 0, 0), (11, 15));
+        // Growth saturates at the cap, and 1.2 times the largest cap at MAX_MS.
+        let b = BackoffConfig { base_ms: 1, cap_ms: MAX_MS, multiplier: 1.5, ..BackoffConfig::default() };
+        assert_eq!(delay_range_ms(&policy(b, JitterConfig::A6), 200, 0), (MAX_MS - MAX_MS / 5, MAX_MS));
+        let b = BackoffConfig { base_ms: 3, cap_ms: MAX_MS, multiplier: 999_999.5, ..BackoffConfig::default() };
+        assert_eq!(policy(b, JitterConfig::A6).backoff().a6_ceiling_us(3, 3), MAX_MS * 1000);
     }
 
     #[test]
