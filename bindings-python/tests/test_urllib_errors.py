@@ -136,6 +136,37 @@ def test_retry_around_urlopen_does_not_repeat_a_404(server: Server) -> None:
     assert raised.value.last_outcome == Outcome.from_http_response(404, {}, now_unix=NOW_UNIX)
 
 
+def test_a_retried_http_error_s_response_is_closed_and_the_ending_s_stays_readable(server: Server) -> None:
+    """The run drops a retried ``HTTPError`` as soon as the driver releases it, which closes its response (its
+    socket) then, without waiting for the garbage collector's cycle pass; the error the ending raises from is the
+    caller's, its body still readable."""
+    import gc
+    import weakref
+
+    server.script.queue(status(503), status(503), status(503), status(503))
+    clock = FakeClock()
+    responses: List[Any] = []
+
+    @retryplan.retry(POLICY, seed=1, clock=clock, sleep=clock.sleep)
+    def fetch() -> bytes:
+        try:
+            return _get(server.url + "/busy")
+        except urllib.error.HTTPError as error:
+            responses.append(weakref.ref(error.fp))
+            raise
+
+    gc.disable()  # what is closed here is closed by the run letting go, not by a collection
+    try:
+        with pytest.raises(GaveUpError) as raised:
+            fetch()
+        assert len(responses) == 4
+        assert all(response() is None or response().closed for response in responses[:3])
+    finally:
+        gc.enable()
+    ending_error = raised.value.__cause__
+    assert isinstance(ending_error, urllib.error.HTTPError) and ending_error.read() == b"status 503"
+
+
 def test_retry_around_urlopen_retries_a_refused_connection_by_its_reason() -> None:
     clock = FakeClock()
     url = f"http://127.0.0.1:{_closed_port()}/x"
