@@ -67,7 +67,7 @@ impl Backoff {
         if self.immediate_first_retry && retry == 0 {
             return 0;
         }
-        self.grown_ms(self.base_for_ms(after_throttling), retry, self.cap_ms)
+        self.grown(self.base_for_ms(after_throttling), retry, self.cap_ms)
     }
 
     /// The base of a retry: `throttling_base_ms` after a throttling error
@@ -80,27 +80,28 @@ impl Backoff {
         }
     }
 
-    /// The ceiling of retry `retry` grown from `base_ms`, never above `limit_ms`
-    /// (any unit: [`Backoff::a6_ceiling_us`] steps in µs).
-    fn grown_ms(&self, base_ms: u64, retry: u32, limit_ms: u64) -> u64 {
-        let start = base_ms.min(limit_ms);
+    /// The ceiling of retry `retry` grown from `base`, never above `limit`, in
+    /// the unit of both (ms for [`Backoff::ceiling_after_ms`], µs for
+    /// [`Backoff::a6_ceiling_us`]).
+    fn grown(&self, base: u64, retry: u32, limit: u64) -> u64 {
+        let start = base.min(limit);
         match self.kind {
             BackoffKind::Constant => start,
-            BackoffKind::Linear => start.saturating_mul(u64::from(retry) + 1).min(limit_ms),
+            BackoffKind::Linear => start.saturating_mul(u64::from(retry) + 1).min(limit),
             // Doubling (the default multiplier): one shift gives what the loop
-            // below does, `min(start * 2^retry, limit_ms)`, a shift that loses
+            // below does, `min(start * 2^retry, limit)`, a shift that loses
             // bits being above any limit.
             BackoffKind::Exponential if self.multiplier_permille == 2000 => match start.checked_shl(retry) {
-                Some(ceiling) if ceiling >> retry == start => ceiling.min(limit_ms),
+                Some(ceiling) if ceiling >> retry == start => ceiling.min(limit),
                 // Bits shifted out: above any limit (zero stays zero).
                 _ if start == 0 => 0,
-                _ => limit_ms,
+                _ => limit,
             },
             BackoffKind::Exponential => {
                 let growing = self.multiplier_permille >= 1000;
                 let mut ceiling = start;
                 for _ in 0..retry {
-                    if ceiling == 0 || (growing && ceiling >= limit_ms) {
+                    if ceiling == 0 || (growing && ceiling >= limit) {
                         break;
                     }
                     // In u64 (a division by a constant is a multiplication there;
@@ -110,22 +111,20 @@ impl Backoff {
                         Some(product) => product / 1000,
                         None => u64::MAX,
                     };
-                    ceiling = grown.min(limit_ms);
+                    ceiling = grown.min(limit);
                 }
                 ceiling
             }
         }
     }
-}
 
-impl Backoff {
     /// gRFC A6's ceiling of retry `retry`, `min(base * multiplier^retry, cap)`,
     /// in microseconds: the steps of [`Backoff::ceiling_ms`] taken in µs, so
     /// that a fractional multiplier grows even a 1 ms base as A6 says. (A cap
     /// is at most 2^53 - 1 ms, under 2^63 µs; a step whose product passes 2^64,
     /// a ceiling above 2^64 / 10^6 ms, about 585 years, is the cap.)
     fn a6_ceiling_us(&self, base_ms: u64, retry: u32) -> u64 {
-        self.grown_ms(base_ms.saturating_mul(1000), retry, self.cap_ms.saturating_mul(1000))
+        self.grown(base_ms.saturating_mul(1000), retry, self.cap_ms.saturating_mul(1000))
     }
 }
 
@@ -142,7 +141,7 @@ pub(crate) fn policy_ceiling_ms(policy: &Policy, retry: u32, after_throttling: b
     match policy.jitter {
         Jitter::Polly { .. } => polly::ceiling_ms(backoff.kind, retry, base, backoff.cap_ms),
         Jitter::A6 => backoff.a6_ceiling_us(base, retry) / 1000,
-        _ => backoff.grown_ms(base, retry, backoff.cap_ms),
+        _ => backoff.grown(base, retry, backoff.cap_ms),
     }
 }
 
@@ -170,7 +169,7 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
     let backoff = &policy.backoff;
     let cap = backoff.cap_ms;
     let base = backoff.base_for_ms(after_throttling);
-    let ceiling = backoff.grown_ms(base, retry, cap);
+    let ceiling = backoff.grown(base, retry, cap);
     match policy.jitter {
         Jitter::None => DrawRange::uncapped(ceiling, ceiling),
         Jitter::Full => DrawRange::uncapped(0, ceiling),
@@ -200,7 +199,7 @@ fn draw_range(policy: &Policy, retry: u32, previous_delay_ms: u64, after_throttl
             let high = (us.saturating_add(spread) / 1000).min(MAX_MS);
             DrawRange::uncapped((us - spread).div_ceil(1000).min(high), high)
         }
-        Jitter::FullThenCap => DrawRange { low: 0, high: backoff.grown_ms(base, retry, MAX_MS), cap },
+        Jitter::FullThenCap => DrawRange { low: 0, high: backoff.grown(base, retry, MAX_MS), cap },
         // urllib3: min(backoff_max, factor * 2^(n-1) + random() * backoff_jitter).
         Jitter::Additive { max_ms } => DrawRange { low: ceiling, high: ceiling.saturating_add(max_ms), cap },
     }
@@ -284,7 +283,7 @@ mod tests {
             for limit in [0, 1, 400, 2000, 1 << 50, MAX_MS] {
                 let mut expected = start.min(limit);
                 for retry in 0..70 {
-                    assert_eq!(doubling.grown_ms(start, retry, limit), expected, "{start} << {retry}, at most {limit}");
+                    assert_eq!(doubling.grown(start, retry, limit), expected, "{start} << {retry}, at most {limit}");
                     expected = expected.saturating_mul(2).min(limit);
                 }
             }
