@@ -94,7 +94,7 @@ fn examples() -> Vec<Message> {
     examples
         .push(Message::new(Rule::UnknownField, vec![text("jiter"), Arg::from(inner), names(&["jitter", "backoff"])]));
     examples.push(Message::new(Rule::UnknownField, vec![text("colour"), text(""), names(&["jitter"])]));
-    let violation = |field: &'static str| Message::new(Rule::ZeroNotAllowed, vec![text(field)]);
+    let violation = |field: &'static str| Message::new(Rule::AtLeastOne, vec![text(field), Arg::from(0u64)]);
     examples.push(Message::new(Rule::ConfigViolations, vec![text("policy"), Arg::Messages(vec![])]));
     examples.push(Message::new(Rule::ConfigViolations, vec![text("policy"), Arg::Messages(vec![violation("a")])]));
     examples.push(Message::new(

@@ -7,3 +7,16 @@ pub mod breaker;
 pub mod budget;
 pub mod dependency;
 pub mod retry_slots;
+
+use crate::config::value::Bounded;
+use crate::ground::message::Rule;
+use crate::ground::units::MAX_MS;
+
+/// A control's duration (a breaker's `open_ms`, a window's `window_ms`):
+/// 1 ms to `MAX_MS`, read and validated in the same words.
+pub(crate) const DURATION_MS: Bounded = Bounded { min: 1, max: MAX_MS, rule: Rule::OutOfRange };
+
+/// A control's count of at least one (a breaker's `trip.failures`,
+/// `trip.minimum_throughput`, `half_open_probes`), read and validated in the
+/// same words.
+pub(crate) const AT_LEAST_ONE: Bounded = Bounded { min: 1, max: u32::MAX as u64, rule: Rule::AtLeastOne };

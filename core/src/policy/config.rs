@@ -24,12 +24,14 @@ pub const MAX_ATTEMPTS_LIMIT: u32 = 128;
 
 /// The policy's whole-number fields with a rule of their own, validated and
 /// read by the same [`Bounded`]: `max_attempts` (the first attempt included).
-pub(crate) const MAX_ATTEMPTS: Bounded = Bounded { min: 1, max: MAX_ATTEMPTS_LIMIT, rule: Rule::MaxAttemptsRange };
+pub(crate) const MAX_ATTEMPTS: Bounded =
+    Bounded { min: 1, max: MAX_ATTEMPTS_LIMIT as u64, rule: Rule::MaxAttemptsRange };
 /// `hedging.max_hedged_attempts`.
-pub(crate) const HEDGED_ATTEMPTS: Bounded = Bounded { min: 1, max: MAX_HEDGED_ATTEMPTS, rule: Rule::OutOfRange };
+pub(crate) const HEDGED_ATTEMPTS: Bounded = Bounded { min: 1, max: MAX_HEDGED_ATTEMPTS as u64, rule: Rule::OutOfRange };
 /// Each `retry_limits.*`: a limit of `n` allows `n` retries, so fewer than
 /// `max_attempts` can ever make.
-pub(crate) const RETRY_LIMIT: Bounded = Bounded { min: 0, max: MAX_ATTEMPTS_LIMIT - 1, rule: Rule::RetryLimitRange };
+pub(crate) const RETRY_LIMIT: Bounded =
+    Bounded { min: 0, max: MAX_ATTEMPTS_LIMIT as u64 - 1, rule: Rule::RetryLimitRange };
 /// An HTTP status a policy names (each item of an `http_statuses` list,
 /// `server_guidance.statuses[].status`): read with the words validation
 /// refuses a status outside 100..=599 with, whatever the number (70000, -1,

@@ -95,7 +95,7 @@ impl RetryLimits {
             [("connect", config.connect), ("read", config.read), ("status", config.status), ("other", config.other)];
         for (name, limit) in fields {
             if let Some(limit) = limit {
-                violations.extend(RETRY_LIMIT.check(&join("retry_limits", name), limit));
+                violations.extend(RETRY_LIMIT.check(&join("retry_limits", name), limit.into()));
             }
         }
         RetryLimits { limits: [config.connect, config.read, config.status, config.other] }

@@ -102,7 +102,7 @@ impl Checker {
 
     /// A whole number outside its field's range, in the words its reader uses too.
     fn bounded(&mut self, field: &str, bounded: Bounded, value: u32) {
-        self.violations.extend(bounded.check(field, value));
+        self.violations.extend(bounded.check(field, value.into()));
     }
 
     fn ms(&mut self, field: &str, value: u64) {
@@ -178,7 +178,7 @@ impl Policy {
             AttemptTimeoutConfig::FixedMs(ms) => {
                 check.ms("attempt_timeout.fixed_ms", ms);
                 if ms == 0 {
-                    check.fail("attempt_timeout.fixed_ms", message!(ZeroNotAllowed, "attempt_timeout.fixed_ms"));
+                    check.fail("attempt_timeout.fixed_ms", message!(AtLeastOne, "attempt_timeout.fixed_ms", 0u64));
                 } else if ms < c.minimum_useful_attempt_ms {
                     check.fail(
                         "attempt_timeout.fixed_ms",

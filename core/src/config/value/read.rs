@@ -142,16 +142,18 @@ impl FromValue for u32 {
 /// [`Rule`] that words it, with the arguments field, value found, `max` (a
 /// rule may leave `max` out: an HTTP status's words name its range). Validation
 /// refuses a number outside the range with it ([`Bounded::check`]); the reader
-/// ([`Bounded::read`], [`Bounded::read_u16`] for a field kept in a `u16`)
-/// refuses with the same words what is no whole number of the type at all
-/// (2^32, -1, 2.5, a string; 70000 for a `u16`), not with the range of the
-/// type it is kept in: one field, one rule, whichever step finds the mistake.
+/// ([`Bounded::read`], [`Bounded::read_u16`] for a field kept in a `u16`,
+/// [`Bounded::read_u64`] for a control's time in ms) refuses with the same
+/// words what is no whole number of the type at all (2^32, -1, 2.5, a string;
+/// 70000 for a `u16`), not with the range of the type it is kept in: one
+/// field, one rule, whichever step finds the mistake (a breaker's
+/// `half_open_probes` of -1 and of 0 are both "must be a whole number >= 1").
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bounded {
     /// The least value the rule allows.
-    pub(crate) min: u32,
+    pub(crate) min: u64,
     /// The largest value the rule allows.
-    pub(crate) max: u32,
+    pub(crate) max: u64,
     /// The words of the rule: field, value, `max`.
     pub(crate) rule: Rule,
 }
@@ -169,6 +171,12 @@ impl Bounded {
     /// refuses it with every other broken rule.
     pub(crate) fn read(self, value: &Value, path: &str) -> Result<u32, Error> {
         u32::from_value(value, path).map_err(|_| self.refused(value, path))
+    }
+
+    /// [`Bounded::read`] for a field kept in a `u64` (a time in ms): what is
+    /// no `u64` at all is refused with the field's rule.
+    pub(crate) fn read_u64(self, value: &Value, path: &str) -> Result<u64, Error> {
+        u64::from_value(value, path).map_err(|_| self.refused(value, path))
     }
 
     /// [`Bounded::read`] for a field kept in a `u16` (an HTTP status): what
@@ -191,7 +199,7 @@ impl Bounded {
     }
 
     /// The violation at `field` when `value` is outside the range.
-    pub(crate) fn check(self, field: &str, value: u32) -> Option<Violation> {
+    pub(crate) fn check(self, field: &str, value: u64) -> Option<Violation> {
         (!(self.min..=self.max).contains(&value)).then(|| Violation::new(field, self.message(field, value.into())))
     }
 }

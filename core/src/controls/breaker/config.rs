@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::config::error::{ConfigKind, Error};
 use crate::config::value::{tagged, Fields, Value};
+use crate::controls::{AT_LEAST_ONE, DURATION_MS};
 use crate::ground::named::Named;
 
 /// When a closed breaker opens.
@@ -55,8 +56,8 @@ impl BreakerConfig {
         let fields = Fields::new(value, path, &["trip", "open_ms", "half_open_probes"])?;
         Ok(BreakerConfig {
             trip: fields.required_with("trip", read_trip)?,
-            open_ms: fields.required("open_ms")?,
-            half_open_probes: fields.required("half_open_probes")?,
+            open_ms: fields.required_with("open_ms", |value, path| DURATION_MS.read_u64(value, path))?,
+            half_open_probes: fields.required_bounded("half_open_probes", AT_LEAST_ONE)?,
         })
     }
 }
@@ -67,11 +68,13 @@ fn read_trip(value: &Value, path: &str) -> Result<TripConfig, Error> {
         TripKind::Ratio => &["kind", "failure_ratio", "minimum_throughput", "window_ms"],
     })?;
     Ok(match kind {
-        TripKind::Consecutive => TripConfig::Consecutive { failures: fields.required("failures")? },
+        TripKind::Consecutive => {
+            TripConfig::Consecutive { failures: fields.required_bounded("failures", AT_LEAST_ONE)? }
+        }
         TripKind::Ratio => TripConfig::Ratio {
             failure_ratio: fields.required("failure_ratio")?,
-            minimum_throughput: fields.required("minimum_throughput")?,
-            window_ms: fields.required("window_ms")?,
+            minimum_throughput: fields.required_bounded("minimum_throughput", AT_LEAST_ONE)?,
+            window_ms: fields.required_with("window_ms", |value, path| DURATION_MS.read_u64(value, path))?,
         },
     })
 }

@@ -26,7 +26,6 @@
 //! answer counts as a success (the dependency answered); a cancelled attempt
 //! only gives its probe back.
 
-use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
@@ -34,10 +33,10 @@ use serde::{Deserialize, Serialize};
 use crate::config::error::{ConfigKind, Error, Violation};
 use crate::config::grant::{foreign, issued_by, Grant};
 use crate::config::value::join;
+use crate::controls::{AT_LEAST_ONE, DURATION_MS};
 use crate::ground::clock::{ControlClock, Reading};
 use crate::ground::lock::{Lock, Shared, SharedWeak};
-use crate::ground::message::{message, Message};
-use crate::ground::units::{permille_of, MAX_MS};
+use crate::ground::units::permille_of;
 use crate::ground::window::SlidingWindow;
 
 mod config;
@@ -202,29 +201,19 @@ impl CircuitBreaker {
     pub(crate) fn checked(config: &BreakerConfig, path: &str) -> Result<CircuitBreaker, Vec<Violation>> {
         let mut violations = Vec::new();
         let at = |field: &str| join(path, field);
-        let mut fail = |field: String, message: Message| violations.push(Violation { field, message });
         let (trip, window_ms) = match config.trip {
             TripConfig::Consecutive { failures } => {
-                if failures == 0 {
-                    let field = at("trip.failures");
-                    fail(field.clone(), message!(ZeroNotAllowed, field));
-                }
+                violations.extend(AT_LEAST_ONE.check(&at("trip.failures"), failures.into()));
                 (Trip::Consecutive { failures }, 1)
             }
             TripConfig::Ratio { failure_ratio, minimum_throughput, window_ms } => {
                 let ratio_permille = permille_of(failure_ratio, 0.0, 1.0, true).unwrap_or_else(|rule| {
                     let field = at("trip.failure_ratio");
-                    fail(field.clone(), rule.message(&field, failure_ratio));
+                    violations.push(Violation { message: rule.message(&field, failure_ratio), field });
                     1000
                 });
-                if minimum_throughput == 0 {
-                    let field = at("trip.minimum_throughput");
-                    fail(field.clone(), message!(ZeroNotAllowed, field));
-                }
-                if window_ms == 0 || window_ms > MAX_MS {
-                    let field = at("trip.window_ms");
-                    fail(field.clone(), message!(OutOfRange, field, window_ms, MAX_MS));
-                }
+                violations.extend(AT_LEAST_ONE.check(&at("trip.minimum_throughput"), minimum_throughput.into()));
+                violations.extend(DURATION_MS.check(&at("trip.window_ms"), window_ms));
                 (
                     Trip::Ratio {
                         ratio_permille: u64::from(ratio_permille),
@@ -234,14 +223,8 @@ impl CircuitBreaker {
                 )
             }
         };
-        if config.open_ms == 0 || config.open_ms > MAX_MS {
-            let field = at("open_ms");
-            fail(field.clone(), message!(OutOfRange, field, config.open_ms, MAX_MS));
-        }
-        if config.half_open_probes == 0 {
-            let field = at("half_open_probes");
-            fail(field.clone(), message!(ZeroNotAllowed, field));
-        }
+        violations.extend(DURATION_MS.check(&at("open_ms"), config.open_ms));
+        violations.extend(AT_LEAST_ONE.check(&at("half_open_probes"), config.half_open_probes.into()));
         if !violations.is_empty() {
             return Err(violations);
         }

@@ -42,11 +42,12 @@ use crate::config::value::join;
 use crate::ground::clock::ControlClock;
 use crate::ground::lock::{Lock, Shared, SharedWeak};
 use crate::ground::message::{message, Message};
-use crate::ground::units::{permille_of, MAX_MS};
+use crate::ground::units::permille_of;
 use crate::ground::window::SlidingWindow;
 
 mod config;
 
+use crate::controls::DURATION_MS;
 pub use config::BudgetConfig;
 use config::MAX_TOKENS;
 
@@ -174,7 +175,7 @@ impl RetryBudget {
         let mut fail = |field: String, message: Message| violations.push(Violation { field, message });
         let state = match *config {
             BudgetConfig::TokenBucket { max_tokens, token_ratio } => {
-                if let Some(violation) = MAX_TOKENS.check(&at("max_tokens"), max_tokens) {
+                if let Some(violation) = MAX_TOKENS.check(&at("max_tokens"), max_tokens.into()) {
                     fail(violation.field, violation.message);
                 }
                 let ratio_milli = match permille_of(token_ratio, 0.0, f64::from(max_tokens.max(1)), true) {
@@ -197,9 +198,8 @@ impl RetryBudget {
                         0
                     }
                 };
-                if window_ms == 0 || window_ms > MAX_MS {
-                    let field = at("window_ms");
-                    fail(field.clone(), message!(OutOfRange, field, window_ms, MAX_MS));
+                if let Some(violation) = DURATION_MS.check(&at("window_ms"), window_ms) {
+                    fail(violation.field, violation.message);
                 }
                 // Retries per second x seconds in the window, in thousandths of a retry.
                 let reserve_milli = u64::from(min_retries_per_second).saturating_mul(window_ms);

@@ -343,9 +343,12 @@ mod tests {
         let joined = message!(
             ConfigViolations,
             "policy",
-            alloc::vec![message!(ZeroNotAllowed, "a"), message!(ZeroNotAllowed, "b")]
+            alloc::vec![message!(AtLeastOne, "a", 0u64), message!(AtLeastOne, "b", 0u64)]
         );
-        assert_eq!(joined.to_string(), "invalid policy: a (0) must be >= 1; b (0) must be >= 1");
+        assert_eq!(
+            joined.to_string(),
+            "invalid policy: a (0) must be a whole number >= 1; b (0) must be a whole number >= 1"
+        );
         assert_eq!(message!(FoundNumber, 0.1).to_string(), "the number 0.1");
         assert_eq!(message!(FoundNumber, -5i64).to_string(), "the number -5");
     }
