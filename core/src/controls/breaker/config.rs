@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::config::error::{ConfigKind, Error};
 use crate::config::value::{tagged, Fields, Value};
-use crate::controls::{AT_LEAST_ONE, DURATION_MS};
+use crate::controls::{read_duration_ms, AT_LEAST_ONE};
 use crate::ground::named::Named;
 
 /// When a closed breaker opens.
@@ -56,7 +56,7 @@ impl BreakerConfig {
         let fields = Fields::new(value, path, &["trip", "open_ms", "half_open_probes"])?;
         Ok(BreakerConfig {
             trip: fields.required_with("trip", read_trip)?,
-            open_ms: fields.required_with("open_ms", |value, path| DURATION_MS.read_u64(value, path))?,
+            open_ms: fields.required_with("open_ms", read_duration_ms)?,
             half_open_probes: fields.required_bounded("half_open_probes", AT_LEAST_ONE)?,
         })
     }
@@ -74,7 +74,7 @@ fn read_trip(value: &Value, path: &str) -> Result<TripConfig, Error> {
         TripKind::Ratio => TripConfig::Ratio {
             failure_ratio: fields.required("failure_ratio")?,
             minimum_throughput: fields.required_bounded("minimum_throughput", AT_LEAST_ONE)?,
-            window_ms: fields.required_with("window_ms", |value, path| DURATION_MS.read_u64(value, path))?,
+            window_ms: fields.required_with("window_ms", read_duration_ms)?,
         },
     })
 }

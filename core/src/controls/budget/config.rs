@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::config::error::{ConfigKind, Error};
 use crate::config::value::{tagged, Bounded, Value};
-use crate::controls::DURATION_MS;
+use crate::controls::read_duration_ms;
 use crate::ground::message::Rule;
 use crate::ground::named::Named;
 
@@ -84,7 +84,7 @@ impl BudgetConfig {
             BudgetKind::Ratio => BudgetConfig::Ratio {
                 retry_ratio: fields.required("retry_ratio")?,
                 min_retries_per_second: fields.required("min_retries_per_second")?,
-                window_ms: fields.required_with("window_ms", |value, path| DURATION_MS.read_u64(value, path))?,
+                window_ms: fields.required_with("window_ms", read_duration_ms)?,
             },
             BudgetKind::Quota => BudgetConfig::Quota {
                 capacity: fields.required("capacity")?,
