@@ -190,8 +190,16 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * so that a 1 ms initialBackoff times 1.6 grows as gRFC A6 and the gRPC peers
  * grow it): the wasm +44 B (108662 B against 108618 B for its base built in
  * the same run, gzip -9), the default entry 122188 B, so 122250 B.
+ * Session 23: a control's counts and durations (a breaker's `trip.failures`,
+ * `half_open_probes`, `open_ms`, the windows) read by the `Bounded` of the
+ * rule that validates them, so that -1 and 0 get one rule's words, and the
+ * rule `zero_not_allowed` become `at_least_one` naming the value: 122623 B,
+ * against 122188 B for the base built in the same run, +435 B (the wasm
+ * +403 B, 400 B of it in the reader's and the binding's share; the rule's
+ * template in lib/rules.js +32 B), so 122700 B. The browser runtime shrank
+ * in the same run (56695 B, -88 B); the lean one is unchanged (51907 B).
  */
-const LIMIT = 122_250;
+const LIMIT = 122_700;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the
