@@ -36,8 +36,10 @@ const inChromium = {
 
 test('vectors, a fetch scenario and the shared helper scenarios in Chromium', async () => {
   const scenarioServer = await startScenarioServer();
-  const closed = await closedPort();
   const server = await serve({ root: repoRoot, vectors, scenarioPort: scenarioServer.port });
+  // A port freed now, while both servers hold theirs: taken before `serve`, the page's server could be given it
+  // back (it was, once: the "refused" POST reached it and succeeded).
+  const closed = await closedPort();
   try {
     await withPage(async (page, errors) => {
       const result = await resultOf(page, `${server.url}/bindings-js/test/browser/`);
