@@ -90,19 +90,21 @@ export const NOT_IN_LEAN = {
  * The declarations of lib/index.d.ts that the runtime does not carry, and
  * what browser/lib/browser.d.ts (the types of the `browser` condition) makes
  * of each: deprecated, naming what to do instead, and a static function's
- * result `never` (so that using it is a type error).
+ * result `NotCarried` (NOT_CARRIED_DECLARATION below), so that using it is a type error:
+ * reading from it, and passing it on as a `policy` or `dependency` (which a
+ * `never` would allow: it is assignable to every type).
  */
 const NOT_CARRIED_TYPES = [
   [
     'static fromConfig(config: PlainConfig<PolicyConfig>): Policy;',
     'Policy.fromConfig',
-    'static fromConfig(config: PlainConfig<PolicyConfig>): never;',
+    'static fromConfig(config: PlainConfig<PolicyConfig>): NotCarried;',
   ],
-  ['static profile(name: ProfileName): Policy;', 'Policy.profile', 'static profile(name: ProfileName): never;'],
+  ['static profile(name: ProfileName): Policy;', 'Policy.profile', 'static profile(name: ProfileName): NotCarried;'],
   [
     'static fromConfig(config: PlainConfig<DependencyConfig>): Dependency;',
     'Dependency.fromConfig',
-    'static fromConfig(config: PlainConfig<DependencyConfig>): never;',
+    'static fromConfig(config: PlainConfig<DependencyConfig>): NotCarried;',
   ],
   ['constructor(config: BudgetConfig);', 'new RetryBudget', 'constructor(config: BudgetConfig);'],
   ['constructor(config: BreakerConfig);', 'new CircuitBreaker', 'constructor(config: BreakerConfig);'],
@@ -118,7 +120,7 @@ const NOT_IN_LEAN_TYPES = [
   [
     'static fromCompiled(form: CompiledForm): Dependency;',
     'Dependency.fromCompiled',
-    'static fromCompiled(form: CompiledForm): never;',
+    'static fromCompiled(form: CompiledForm): NotCarried;',
   ],
   ['constructor(capacity: number);', 'new RetrySlots', 'constructor(capacity: number);'],
 ];
@@ -127,6 +129,19 @@ const CONFIG_ADVICE =
   'Compile the configuration when the page is built (retryplan/rollup, compilePolicy or\n   * compileDependency of retryplan/tools, `retryplan compile`) and load it with Policy.fromCompiled or\n   * Dependency.fromCompiled, or import it from retryplan/tools.';
 const LEAN_ADVICE =
   "The lean runtime (retryplan/rollup's `runtime: 'lean'`) leaves the shared controls out: build\n   * the page with `retryplan()` to use a Dependency or RetrySlots.";
+
+/** The type of what a call the runtime does not carry returns (it throws), declared once in its browser.d.ts. */
+const NOT_CARRIED_DECLARATION = `
+declare const notCarried: unique symbol;
+/**
+ * What a call this runtime does not carry is typed to return (it throws a RetryplanError with code
+ * "unsupported"): no Policy or Dependency, so reading from it, or passing it on as a \`policy\` or
+ * \`dependency\`, is a type error.
+ */
+export interface NotCarried {
+  readonly [notCarried]: true;
+}
+`;
 
 /** browser/lib/browser.d.ts from lib/index.d.ts (see NOT_CARRIED_TYPES; and NOT_IN_LEAN_TYPES without the controls). */
 function browserTypes(index, controls) {
@@ -142,6 +157,7 @@ function browserTypes(index, controls) {
     const note = `  /**\n   * @deprecated \`${what}\` is not in the ${runtime}: it throws a RetryplanError with code\n   * "unsupported". ${advice}\n   */\n`;
     text = `${text.slice(0, at)}${note}  ${replacement}\n${text.slice(at + declaration.length + 3)}`;
   }
+  text += NOT_CARRIED_DECLARATION;
   // The server side of propagation (lib/propagation.js, lib/server.js) is not exported at all: a page serves no
   // request. Its declarations go, and IncomingContext is `never` (no driver of a page starts from one).
   const from = text.indexOf('/**\n * What the request being served says about its caller');
