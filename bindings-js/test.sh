@@ -67,10 +67,12 @@ node --test \
   test/tags.test.mjs \
   test/cycles.test.mjs \
   test/runtime.test.mjs \
+  test/page-fetch.test.mjs \
   test/propagation.test.mjs \
   test/otel.test.mjs \
   test/browser.test.mjs \
   test/browser-resend.test.mjs \
+  test/browser-offline.test.mjs \
   test/consumer.test.mjs \
   test/rollup.test.mjs \
   test/page.test.mjs \

@@ -254,6 +254,15 @@ export function retryFetch(input, init, options) {
   return conclude(fetchHost, input, init ?? NO_OPTIONS, options ?? NO_OPTIONS, ambient());
 }
 
+/** Whether `url` is another origin than the page's (or the page's is opaque): a custom header there needs CORS. */
+function crossOriginFromPage(url) {
+  const origin = globalThis.location?.origin;
+  return origin !== undefined && (origin === 'null' || new URL(url).origin !== origin);
+}
+
+/** Whether the browser says it will not contact the network (HTML's `navigator.onLine`); never so in Node. */
+const isOffline = () => globalThis.navigator?.onLine === false;
+
 /** retryFetch's host (see conclude). */
 function fetchHost(input, init, options, context) {
   only(options, FETCH_OPTIONS);
@@ -285,6 +294,11 @@ function fetchHost(input, init, options, context) {
   // retry too: the layers' attempts would multiply); in a page on a same-origin request, and on a
   // cross-origin one when the caller opts in (its server must allow the headers: CORS).
   const sends = propagates(context, request.url, options.propagateCrossOrigin);
+  // The request id is the helper's diagnostics, and a custom header on a page's cross-origin request makes the
+  // browser send a CORS preflight first, which fails the fetch unless the server lists it: there it goes only
+  // when the caller asked for it (named its header, or opted in to the core's headers).
+  const sendsRequestId =
+    requestIdHeader && (sends || options.requestIdHeader !== undefined || !crossOriginFromPage(request.url));
   const send = (entry) => {
     const headers = new Headers(request.headers);
     if (sends)
@@ -292,11 +306,12 @@ function fetchHost(input, init, options, context) {
         if (name !== CORE_KEY_HEADER) headers.set(name, value);
     // The key travels once, under the caller's name for it (or not at all), whether the core's headers go or not.
     if (entry.sendIdempotencyKey && idempotencyKeyHeader) headers.set(idempotencyKeyHeader, host.keyText);
-    if (requestIdHeader) headers.set(requestIdHeader, entry.requestId);
+    if (sendsRequestId) headers.set(requestIdHeader, entry.requestId);
     telemetry?.inject(entry.attempt, headers);
     // A hedge bypasses the HTTP cache: a browser holds a second request for
     // a URL until the first one's response is cached, defeating the hedge.
     const cache = entry.hedge ? 'no-store' : init.cache;
+    const offline = isOffline();
     return Promise.resolve(
       doFetch(input instanceof Request ? input.clone() : input, {
         ...init,
@@ -306,8 +321,14 @@ function fetchHost(input, init, options, context) {
         // response's body, as it would fetch's.
         signal: eitherSignal(signal, entry.signal),
       }),
-    ).then(fetched);
+    ).then(fetched, (thrown) => {
+      // A browser offline when the attempt began and when it failed contacted no network (HTML's
+      // `navigator.onLine`): its TypeError is a request never sent, not one that may have been processed.
+      if (offline && thrown instanceof TypeError && isOffline()) notSent.add(thrown);
+      throw thrown;
+    });
   };
+  const notSent = new WeakSet();
   const entries = [];
   const io = {
     /** No attempt carries the key (`idempotencyKeyHeader: null`): an ending names none. */
@@ -328,8 +349,10 @@ function fetchHost(input, init, options, context) {
         response.redirected,
       ),
     unreadable: 'malformed_response',
-    // fetch rejects with a TypeError for a network error; a browser says no more.
-    failureOf: (thrown) => failureOf(thrown) ?? (thrown instanceof TypeError ? 'connection_lost' : undefined),
+    // fetch rejects with a TypeError for a network error; a browser says no more, except that it was offline.
+    failureOf: (thrown) =>
+      failureOf(thrown) ??
+      (notSent.has(thrown) ? 'unreachable' : thrown instanceof TypeError ? 'connection_lost' : undefined),
     dispose: cancelBody,
     // The caller's own `redirect: 'error'` met a redirect (Node's fetch says so): its request's doing, ended at once.
     invalid: (thrown) => request.redirect === 'error' && thrown?.cause?.message === 'unexpected redirect',

@@ -1063,7 +1063,11 @@ export interface RetryFetchOptions extends HelperOptions {
    * header only: the core's propagation headers do not carry it again under `idempotency-key`.
    */
   idempotencyKeyHeader?: string | null;
-  /** Header carrying each attempt's request id (`REQUEST_ID_HEADER`); null to omit. */
+  /**
+   * Header carrying each attempt's request id (`REQUEST_ID_HEADER`); null to omit. In a page, a
+   * cross-origin request carries it only when this is given or `propagateCrossOrigin` is true (a custom
+   * header there needs the server's CORS preflight answer to list it).
+   */
   requestIdHeader?: string | null;
   /**
    * In a page (the browser runtime): send the core's propagation headers on a

@@ -80,17 +80,23 @@ test("a cross-origin write still names itself with its Idempotency-Key (the serv
  */
 async function offlinePost(atSend, atFailure, maxAttempts) {
   page({ onLine: atSend });
-  const policy = policyOf({ maxAttempts, backoff: { kind: 'constant', baseMs: 0, capMs: 0 }, jitter: { kind: 'none' } });
+  const policy = policyOf({
+    maxAttempts,
+    backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
+    jitter: { kind: 'none' },
+  });
   let attempts = 0;
   const fetch = async () => {
     attempts += 1;
     globalThis.navigator.onLine = atFailure;
     throw new TypeError('Failed to fetch');
   };
-  const ending = await runtime.retryFetch('https://api.example/orders', { method: 'POST', body: 'x' }, { policy, fetch }).then(
-    () => assert.fail('expected a rejection'),
-    (error) => error,
-  );
+  const ending = await runtime
+    .retryFetch('https://api.example/orders', { method: 'POST', body: 'x' }, { policy, fetch })
+    .then(
+      () => assert.fail('expected a rejection'),
+      (error) => error,
+    );
   policy.free();
   return { attempts, ending };
 }
