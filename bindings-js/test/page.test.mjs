@@ -129,6 +129,13 @@ test('the README shows both pages as they are built (examples/checkout-page.js, 
   }
 });
 
+test("the pages' policy is the checkout profile, field for field (a page cannot call Policy.profile)", () => {
+  // Without the profile's attempt timeout, reserve and minimum useful attempt, one hung attempt took the whole
+  // 800 ms (the default attempt timeout is 3 s), and the page never retried the way the README's checkout does.
+  const read = (path) => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
+  assert.deepEqual(read('../examples/checkout.policy.json'), read('../../examples/policies/checkout.json'));
+});
+
 for (const name of ['checkout', 'shop']) {
   test(`the ${name} page, built by Vite with the plugin, places an order in Chromium through the browser runtime`, async () => {
     const { shipped, used } = await buildAndRun(name);
