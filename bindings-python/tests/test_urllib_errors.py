@@ -79,11 +79,32 @@ def test_a_url_error_is_read_as_its_reason(reason: BaseException, failure: str) 
     assert retryplan.default_outcome_of_exception(urllib.error.URLError(reason)) == Outcome.failure(failure)
 
 
-def test_a_url_error_with_a_reason_in_words_stays_unknown() -> None:
-    # "no host given", "unknown url type": no failure the table can name; the core's verdict for an unknown error.
-    assert retryplan.default_outcome_of_exception(urllib.error.URLError("no host given")) == Outcome.application(
+def test_a_url_error_with_other_words_stays_unknown() -> None:
+    # No failure the table can name: the core's verdict for an unknown error.
+    assert retryplan.default_outcome_of_exception(urllib.error.URLError("ftp error: 421")) == Outcome.application(
         retryplan.UNKNOWN_ERROR_VERDICT
     )
+
+
+@pytest.mark.parametrize("url", ["htp://127.0.0.1/x", "http://", "https:///orders"])
+def test_a_url_urllib_cannot_send_is_an_invalid_request_raised_unchanged_at_once(url: str) -> None:
+    """urlopen's own words for a URL it cannot send ("unknown url type: htp", "no host given"), raised before any
+    connection: the caller's invalid request, as httpx's InvalidURL and requests' MissingSchema are. One attempt, the
+    URLError raised unchanged, never retried, never a POST's reconcile."""
+    clock = FakeClock()
+    calls: List[str] = []
+
+    @retryplan.retry(POLICY, seed=1, clock=clock, sleep=clock.sleep)
+    def post() -> bytes:
+        calls.append(url)
+        with urllib.request.urlopen(urllib.request.Request(url, data=b"order", method="POST"), timeout=5) as response:
+            body: bytes = response.read()
+            return body
+
+    with pytest.raises(urllib.error.URLError) as raised:
+        post()
+    assert isinstance(raised.value.reason, str) and calls == [url] and clock.slept == []
+    assert retryplan.default_outcome_of_exception(raised.value) == Outcome.application("not_retryable")
 
 
 def test_urlopen_refused_is_a_refused_connection() -> None:

@@ -95,6 +95,22 @@ def _urllib_status(exc: Any, policy: Optional[Policy]) -> Optional[Outcome]:
     return Outcome.from_http_response(status, {} if headers is None else headers, now_unix=time.time(), policy=policy)
 
 
+#: What ``urllib.request`` words as a ``URLError``'s reason for a URL it cannot send at all, before any connection
+#: (``OpenerDirector.unknown_open``, ``AbstractHTTPHandler.do_request_``): the caller's invalid request.
+_URLLIB_INVALID_URL = ("unknown url type: ", "no host given")
+_URL_ERROR_REASON = _cause(None)
+
+
+def _urllib_url_error(exc: Any, policy: Optional[Policy]) -> Any:
+    """``urllib.error.URLError``: the OSError its request raised (its ``reason``: refused, DNS, a timeout, TLS), read
+    as that error; a URL urllib cannot send (its reason in words, ``_URLLIB_INVALID_URL``) is an invalid request;
+    other words are not the table's to judge."""
+    reason = getattr(exc, "reason", None)
+    if isinstance(reason, str):
+        return INVALID_REQUEST if reason.startswith(_URLLIB_INVALID_URL) else None
+    return _URL_ERROR_REASON(exc, policy)
+
+
 def _ssl(exc: BaseException, policy: Optional[Policy]) -> Outcome:
     """An SSL error raised inside the handshake failed the connection; any other broke it."""
     tb = exc.__traceback__
@@ -161,9 +177,9 @@ _TABLE: Tuple[Tuple[str, str, Union[str, object, Resolver]], ...] = (
     ("urllib3.exceptions", "DecodeError", "body_broken"),
     ("urllib3.exceptions", "ProtocolError", _cause("connection_lost")),
     # urllib.request: an HTTPError is a response (a URLError, an OSError); a URLError wraps the OSError its request
-    # raised (its reason: refused, DNS, a timeout, TLS), and is not the table's to judge with a reason in words
+    # raised (its reason: refused, DNS, a timeout, TLS), or says in words that its URL cannot be sent
     ("urllib.error", "HTTPError", _urllib_status),
-    ("urllib.error", "URLError", _cause(None)),
+    ("urllib.error", "URLError", _urllib_url_error),
     # http.client (urllib, and urllib3 underneath)
     ("http.client", "RemoteDisconnected", "connection_lost"),
     ("http.client", "IncompleteRead", "body_broken"),
