@@ -32,7 +32,11 @@
 // is a difference; either way the rest of that call is not compared, and after
 // a known one the next call starts from the engine's token count.
 //
-// Usage: node scripts/grpcjs_hedging_replay.mjs [--cases N] [--seed S] [--grpc-js DIR] [--show N]
+// With --a6, grpc-js's RetryingCall is first corrected to A6 where KNOWN says it departs (a6Corrected): then
+// no difference but the engine's own documented one (whole-ms hedgingDelay) may remain, so the engine is
+// checked on those paths too.
+//
+// Usage: node scripts/grpcjs_hedging_replay.mjs [--a6] [--cases N] [--seed S] [--grpc-js DIR] [--show N]
 // Exits 1 on any difference that is not a known deviation.
 // bindings-js/test/grpcjs.test.mjs runs a seeded sample.
 
@@ -197,6 +201,97 @@ class VirtualTimers {
   }
 }
 
+// ---------------------------------------------------------------- grpc-js corrected to A6
+
+/**
+ * grpc-js with each of its KNOWN hedging departures corrected to A6, in the fewest lines over its own
+ * RetryingCall (`--a6`): what the engine is compared with on the paths where grpc-js departs, so those are
+ * checked too rather than only explained. A hedge is sent only while the throttle is above half
+ * (A6 "Throttling"); a do-not-retry pushback on a non-fatal code stops hedging, the running attempts go on; a
+ * pushback of n ms replaces the hedging timer (and an earlier pushback): the next hedge after n ms, then
+ * hedgingDelay apart; with nothing running and no hedge left to send, the call ends at once; a do-not-retry
+ * pushback on a fatal code takes a token; the pushback value is read as A6 writes it (an int32 without
+ * needless zeros; several values, or any other text, mean do not retry); tokens count in thousandths. Where A6 leaves the moment of a
+ * throttle's refusal open, it is when the failure arrives, as the engine decides (the page's throttle row).
+ */
+export function a6Corrected(grpc) {
+  const { RetryingCall, RetryThrottler } = grpc.retrying;
+  // Tokens in whole thousandths (A6: three decimals), where grpc-js's float sum of 15 ratios of 0.1 from 0 is
+  // 1.5000000000000002, above a threshold of 1.5 it should reach.
+  class A6RetryThrottler extends RetryThrottler {
+    addCallSucceeded() {
+      super.addCallSucceeded();
+      this.tokens = Math.round(this.tokens * 1000) / 1000;
+    }
+    addCallFailed() {
+      super.addCallFailed();
+      this.tokens = Math.round(this.tokens * 1000) / 1000;
+    }
+  }
+  class A6RetryingCall extends RetryingCall {
+    a6 = true;
+    getPushback(metadata) {
+      const values = metadata.get('grpc-retry-pushback-ms');
+      if (values.length === 0) return null;
+      const text = String(values[0]);
+      if (values.length > 1 || !/^(0|-?[1-9]\d{0,9})$/.test(text)) return -1;
+      const ms = Number(text);
+      return ms >= -(2 ** 31) && ms < 2 ** 31 ? ms : -1;
+    }
+    stopHedging(why) {
+      this.stoppedBy = this.stoppedBy ?? why;
+      clearTimeout(this.hedgingTimer);
+      clearTimeout(this.pushbackTimer);
+      this.hedgingTimer = null;
+      this.pushbackTimer = null;
+    }
+    maybeStartHedgingAttempt() {
+      if (this.state !== 'HEDGING' || this.stoppedBy || this.attempts >= this.maxAttempts) return;
+      if (!(this.retryThrottler?.canRetryCall() ?? true)) this.stopHedging('budget_exhausted');
+      else super.maybeStartHedgingAttempt();
+    }
+    /** Ends the call with `status` when nothing runs and no hedge is pending. */
+    endIfIdle(callIndex, status) {
+      if (this.state === 'HEDGING' && this.countActiveCalls() === 0 && !this.pushbackTimer) {
+        this.commitCall(callIndex);
+        this.reportStatus(status);
+      }
+    }
+    handleProcessedStatus(status, callIndex, pushback) {
+      if (this.state !== 'HEDGING') return super.handleProcessedStatus(status, callIndex, pushback);
+      const nonFatal = this.callConfig.methodConfig.hedgingPolicy.nonFatalStatusCodes ?? [];
+      if (!this.isStatusCodeInList(nonFatal, status.code)) {
+        if (pushback !== null && pushback < 0) this.retryThrottler?.addCallFailed();
+        this.commitCall(callIndex);
+        this.reportStatus(status);
+        return;
+      }
+      this.retryThrottler?.addCallFailed();
+      this.lastPushback = pushback;
+      if (pushback !== null && pushback < 0) {
+        if (this.countActiveCalls() > 0) this.declinedWhileRunning = true;
+        this.stopHedging('server_declined_retry');
+      } else if (!this.stoppedBy && this.attempts < this.maxAttempts) {
+        clearTimeout(this.hedgingTimer);
+        clearTimeout(this.pushbackTimer);
+        this.hedgingTimer = null;
+        this.pushbackTimer = null;
+        if (!pushback) this.maybeStartHedgingAttempt();
+        else if (this.countActiveCalls() === 0 && !(this.retryThrottler?.canRetryCall() ?? true))
+          this.stopHedging('budget_exhausted');
+        else
+          this.pushbackTimer = setTimeout(() => {
+            this.pushbackTimer = null;
+            this.maybeStartHedgingAttempt();
+            this.endIfIdle(callIndex, status);
+          }, pushback);
+      }
+      this.endIfIdle(callIndex, status);
+    }
+  }
+  return { ...grpc, retrying: { ...grpc.retrying, RetryingCall: A6RetryingCall, RetryThrottler: A6RetryThrottler } };
+}
+
 // ---------------------------------------------------------------- grpc-js side
 
 /** One channel's worth of grpc-js hedging state: the throttler its calls share. */
@@ -322,6 +417,13 @@ export class GrpcJsChannel {
         }
         noteStarts();
       }
+      if (call.a6)
+        trace.a6 = {
+          stoppedBy: call.stoppedBy,
+          declinedWhileRunning: call.declinedWhileRunning ?? false,
+          lastDeclined: call.lastPushback !== null && call.lastPushback < 0,
+          attemptsLeft: call.attempts < call.maxAttempts,
+        };
       if (trace.reports.length === 0) {
         timers.now = startMs + HORIZON_MS;
         call.cancelWithStatus(grpc.Status.CANCELLED, 'replay horizon');
@@ -344,6 +446,12 @@ function grpcJsEnding(trace, script, nonFatal) {
   let reason;
   if (report.code === 0) reason = 'succeeded';
   else if (!nonFatal.includes(report.code)) reason = 'not_retryable';
+  // The A6-corrected grpc-js, in the engine's order of reasons: a pushback that stopped hedging while attempts
+  // ran, the attempts used up, a pushback on the last answer, the throttle.
+  else if (trace.a6?.declinedWhileRunning) reason = 'server_declined_retry';
+  else if (trace.a6 && !trace.a6.attemptsLeft) reason = 'attempts_exhausted';
+  else if (trace.a6?.lastDeclined) reason = 'server_declined_retry';
+  else if (trace.a6) reason = trace.a6.stoppedBy ?? 'attempts_exhausted';
   else if (answer.pushback.length > 0 && Number.parseInt(answer.pushback[0], 10) < 0) reason = 'server_declined_retry';
   else reason = 'attempts_exhausted';
   return { at: report.at, reason, attempt: report.attempt };
@@ -524,10 +632,12 @@ function firstDifference(js, mine, jsEnding) {
 }
 
 /** The known deviation that explains `difference` in a call, if any. */
-function explain(difference, testCase, script, js, engineTokensAt) {
+function explain(difference, testCase, script, js, engineTokensAt, a6) {
   const policy = testCase.config.methodConfig[0].hedgingPolicy;
   const nonFatal = (policy.nonFatalStatusCodes ?? []).map(codeNumber);
   if (HEDGING_DELAYS_FINE.includes(policy.hedgingDelay)) return 'hedging_delay_whole_ms';
+  // grpc-js corrected to A6 has none of its departures left to explain a difference.
+  if (a6) return null;
   // The answers grpc-js had received up to the difference.
   const received = js.answers.filter((a) => a.at <= difference.at).map((a) => script[a.attempt - 1]);
   if (received.some((a) => a.pushback.length > 1)) return 'pushback_several_values';
@@ -572,7 +682,7 @@ function explain(difference, testCase, script, js, engineTokensAt) {
 }
 
 /** Runs one case on both sides, recording every difference (or the known deviation that explains it). */
-export function replay(grpc, engine, testCase, result) {
+export function replay(grpc, engine, testCase, result, { a6 = false } = {}) {
   result.cases += 1;
   const where = `seed=${testCase.seed} config=${JSON.stringify(testCase.config)}`;
   const channel = new GrpcJsChannel(grpc, testCase.config);
@@ -606,7 +716,7 @@ export function replay(grpc, engine, testCase, result) {
           }
           return Math.min(lowest, value);
         };
-        const known = explain(difference, testCase, script, js, engineTokensAt);
+        const known = explain(difference, testCase, script, js, engineTokensAt, a6);
         result.note(
           known,
           `${where} call ${callIndex} (script ${JSON.stringify(script)}): ${difference.text}; grpc-js ${JSON.stringify(js)}, the engine ${JSON.stringify(mine)}`,
@@ -625,19 +735,23 @@ export function replay(grpc, engine, testCase, result) {
 
 // ---------------------------------------------------------------- run
 
-/** Runs `cases` call series; returns the Result. */
-export function run(grpc, engine, { cases = 2000, seed = 1 } = {}) {
+/** Runs `cases` call series (against grpc-js corrected to A6 with `a6`); returns the Result. */
+export function run(grpc, engine, { cases = 2000, seed = 1, a6 = false } = {}) {
   const result = new Result();
   const rng = new Rng(seed);
-  for (let index = 0; index < cases; index++) replay(grpc, engine, randomCase(rng, index), result);
+  const grpcJs = a6 ? a6Corrected(grpc) : grpc;
+  for (let index = 0; index < cases; index++) replay(grpcJs, engine, randomCase(rng, index), result, { a6 });
   return result;
 }
 
 async function main(argv) {
-  const args = { cases: 2000, seed: 1, grpcJs: undefined, show: 20 };
+  const args = { cases: 2000, seed: 1, grpcJs: undefined, show: 20, a6: false };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
-    if (flag === '--cases') args.cases = Number(value);
+    if (flag === '--a6') {
+      args.a6 = true;
+      i -= 1;
+    } else if (flag === '--cases') args.cases = Number(value);
     else if (flag === '--seed') args.seed = Number(value);
     else if (flag === '--grpc-js') args.grpcJs = resolve(value);
     else if (flag === '--show') args.show = Number(value);
@@ -647,7 +761,7 @@ async function main(argv) {
   const engine = await loadEngine();
   const result = run(grpc, engine, args);
   console.log(
-    `grpc-js ${grpc.version} hedging: ${result.cases} call series, ${result.calls} calls, ${result.steps} attempts started (grpc-js)`,
+    `grpc-js ${grpc.version}${args.a6 ? ' corrected to A6' : ''} hedging: ${result.cases} call series, ${result.calls} calls, ${result.steps} attempts started (grpc-js)`,
   );
   console.log(`calls ended by (grpc-js): ${JSON.stringify(result.endings)}`);
   console.log(`known deviations met: ${JSON.stringify(result.known)}`);

@@ -40,6 +40,18 @@ test('grpc-js hedging replay: every hedge start, grpc-previous-rpc-attempts, tok
     assert.ok(result.endings[ending] > 0, `no call ended by ${ending}`);
 });
 
+// Where grpc-js departs, the engine is compared with grpc-js corrected to A6 (a6Corrected): nothing but the
+// engine's own documented whole-ms hedgingDelay may differ, so those paths are checked, not only explained.
+test('grpc-js hedging replay against grpc-js corrected to A6: no difference, no departure left', async () => {
+  const grpc = loadGrpcJs();
+  const engine = await loadEngine();
+  const result = runHedging(grpc, engine, { cases: 200, seed: 23, a6: true });
+  assert.deepEqual(result.differences, []);
+  assert.deepEqual(Object.keys(result.known), ['hedging_delay_whole_ms']);
+  for (const ending of ['budget_exhausted', 'server_declined_retry', 'attempts_exhausted'])
+    assert.ok(result.endings[ending] > 0, `no call ended by ${ending}`);
+});
+
 // The comparison can fail: a grpc-js whose throttler takes no token for a non-fatal failure, one whose hedging
 // timer sends one hedge only, and an engine whose driver leaves out grpc-previous-rpc-attempts.
 test('grpc-js hedging replay: a broken grpc-js or engine shows as differences', async () => {
