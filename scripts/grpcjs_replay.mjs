@@ -129,7 +129,7 @@ export class Rng {
   }
 }
 
-const CODE_NAMES = [
+export const CODE_NAMES = [
   'OK',
   'CANCELLED',
   'UNKNOWN',
@@ -151,17 +151,17 @@ const CODE_NAMES = [
 const RETRYABLE_CANDIDATES = [1, 2, 4, 8, 10, 13, 14, 15];
 const DURATIONS = ['0.001s', '0.01s', '0.05s', '0.1s', '0.25s', '0.5s', '1s', '1.5s', '2s', '5s', '0.0333s', '3s'];
 const MULTIPLIERS = [0.5, 1, 1.3, 1.5, 1.6, 2, 3, 10];
-const MAX_TOKENS = [1, 2, 3, 4, 5, 10, 20, 100, 1000];
-const TOKEN_RATIOS = [0.001, 0.01, 0.1, 0.5, 0.546, 1, 1.5, 2, 10];
+export const MAX_TOKENS = [1, 2, 3, 4, 5, 10, 20, 100, 1000];
+export const TOKEN_RATIOS = [0.001, 0.01, 0.1, 0.5, 0.546, 1, 1.5, 2, 10];
 // Ratios with decimals beyond the third: grpc-js rounds them, the engine truncates (KNOWN.token_ratio_rounded).
 const TOKEN_RATIOS_ROUNDED = [0.5466, 0.0004];
 // Pushback values A6 reads (first row) and values it says mean "do not retry".
-const PUSHBACK_VALID = ['0', '1', '10', '123', '250', '1000', '2147483647'];
-const PUSHBACK_STOP = ['-1', '-1000', '-2147483648'];
+export const PUSHBACK_VALID = ['0', '1', '10', '123', '250', '1000', '2147483647'];
+export const PUSHBACK_STOP = ['-1', '-1000', '-2147483648'];
 // Values grpc-js's parseInt reads differently from A6 (KNOWN.pushback_parse_int).
-const PUSHBACK_PARSE_INT = ['xxx', '', '007', '+5', '-0', '1.5', '10abc', '2147483648', '99999999999'];
+export const PUSHBACK_PARSE_INT = ['xxx', '', '007', '+5', '-0', '1.5', '10abc', '2147483648', '99999999999'];
 
-function codeSpelling(rng, code) {
+export function codeSpelling(rng, code) {
   const name = CODE_NAMES[code];
   return rng.pick([code, name, name, name.toLowerCase(), name[0] + name.slice(1).toLowerCase()]);
 }
@@ -200,7 +200,7 @@ function randomAttempt(rng, policy) {
   return { code, pushback };
 }
 
-function codeNumber(spelling) {
+export function codeNumber(spelling) {
   return typeof spelling === 'number' ? spelling : CODE_NAMES.indexOf(spelling.toUpperCase());
 }
 
