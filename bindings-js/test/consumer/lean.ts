@@ -9,12 +9,9 @@ const checkout = Policy.fromCompiled(checkoutForm);
 export const placed = retryFetch('/api/orders', { method: 'POST' }, { policy: checkout });
 // @ts-expect-error: Dependency.fromCompiled is not in the lean runtime (its result is `NotCarried`)
 export const budget = Dependency.fromCompiled(checkoutForm).budget;
+const cart = { policy: checkout, dependency: Dependency.fromCompiled(checkoutForm) };
 // @ts-expect-error: nor may its result be passed on as a dependency (a `never` would pass)
-export const guarded = retryFetch(
-  '/api/cart',
-  {},
-  { policy: checkout, dependency: Dependency.fromCompiled(checkoutForm) },
-);
+export const guarded = retryFetch('/api/cart', {}, cart);
 // @ts-expect-error: nor is Policy.fromConfig, as in the browser runtime
 export const read: number = Policy.fromConfig({ maxAttempts: 3 }).maxAttempts;
 /** `new RetrySlots` is marked deprecated (it throws `unsupported`); a constructor cannot return `never`. */
