@@ -1079,7 +1079,7 @@ fn a_missing_required_field_is_read_with_a_stand_in_so_the_rest_of_its_object_is
             "policy.hedging.delay_ms: missing field `delay_ms`",
             "policy.hedging.max_hedged_attempts: missing field `max_hedged_attempts`",
             "dependency.budget.retry_ratio: missing field `retry_ratio`",
-            "dependency.budget.window_ms: expected a whole number of milliseconds, 0 or more, found the number -1",
+            "dependency.budget.window_ms (-1) must be in 1..=9007199254740991",
             "scenario.arrivals_per_second: missing field `arrivals_per_second`",
             "scenario.capacity: missing field `capacity`",
             "scenario.service_time: missing field `service_time`",
