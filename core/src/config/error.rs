@@ -499,7 +499,24 @@ impl core::fmt::Display for Error {
     }
 }
 
-impl core::error::Error for Error {}
+/// The header error an [`Error::InvalidHeader`] or [`Error::InvalidRequestHeader`]
+/// wraps is its `source()`; the other variants wrap no error.
+///
+/// ```
+/// use core::error::Error as _;
+/// use retryplan::headers::retry_after::parse_retry_after;
+/// let error: retryplan::Error = parse_retry_after("soon", 0).unwrap_err().into();
+/// assert_eq!(error.source().map(ToString::to_string), Some(parse_retry_after("soon", 0).unwrap_err().to_string()));
+/// ```
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Error::InvalidHeader(header) => Some(header),
+            Error::InvalidRequestHeader(header) => Some(&**header),
+            _ => None,
+        }
+    }
+}
 
 impl From<HeaderError> for Error {
     fn from(error: HeaderError) -> Error {
