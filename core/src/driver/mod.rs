@@ -262,14 +262,17 @@ impl Driver {
     /// `driver_options` says.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] naming `hedging` when the policy hedges and the
-    /// host runs attempts [`Concurrency::Sequential`]ly.
+    /// [`Error::InvalidArgument`] naming `now_ms` for a reading past
+    /// [`MAX_MS`](crate::policy::MAX_MS) (every later call would refuse the
+    /// deadline it gives); [`Error::Unsupported`] naming `hedging` when the
+    /// policy hedges and the host runs attempts [`Concurrency::Sequential`]ly.
     pub fn new(
         policy: impl SharedPolicy,
         now_ms: u64,
         options: OperationOptions,
         driver_options: DriverOptions,
     ) -> Result<Driver, Error> {
+        Error::check_ms("now_ms", now_ms)?;
         let policy = policy.share();
         let hedges = match driver_options.concurrency {
             Concurrency::Concurrent => true,
@@ -301,8 +304,7 @@ impl Driver {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming `now_ms` for a reading past
-    /// [`MAX_MS`](crate::policy::MAX_MS), this one or the one
-    /// [`new`](Driver::new) took (a constructor that cannot refuse it). Else
+    /// [`MAX_MS`](crate::policy::MAX_MS). Else
     /// none in a working engine: every ending the operation returns passes
     /// through the driver, so a live driver's operation always answers. Were
     /// that ever broken (a bug in this crate), the operation's refusal

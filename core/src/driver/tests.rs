@@ -557,3 +557,14 @@ fn an_ending_after_a_status_that_is_no_http_status_names_it() {
     let ending = finished(answered.poll_action(now + 20).unwrap());
     assert_eq!(ending.malformed_status, None, "a 404 answered last");
 }
+
+#[test]
+fn a_start_time_past_max_ms_is_refused_where_it_is_given_not_at_every_later_poll() {
+    let plain = policy(PLAIN);
+    for now_ms in [crate::policy::MAX_MS + 1, u64::MAX] {
+        let refused = Driver::new(&plain, now_ms, OperationOptions::new(7), DriverOptions::default()).map(|_| ());
+        assert!(matches!(&refused, Err(Error::InvalidArgument { field: "now_ms", .. })), "{now_ms}: {refused:?}");
+    }
+    let last = Driver::new(&plain, crate::policy::MAX_MS, OperationOptions::new(7), DriverOptions::default());
+    assert!(last.is_ok(), "MAX_MS itself is a time");
+}
