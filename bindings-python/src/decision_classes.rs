@@ -33,7 +33,9 @@ decision_classes!(
         remaining_ms,
     }
     /// Attempts are running: report each one's outcome, and poll again at `until_ms` at the latest (the earliest abort
-    /// time of a running attempt).
+    /// time of a running attempt). It is in the past when a running attempt is past its abort time and not yet
+    /// reported: abort it and report it timed out (the sleep until then is 0, not negative). A `Driver` does this
+    /// itself.
     AwaitOutcome {
         /// How many attempts are running.
         running,
