@@ -156,6 +156,7 @@ export const RULES = [
   ["step_reconcile"],
   ["step_restart"],
   ["request_id_digits", "a request id of 16 hex digits"],
+  ["check_stopped", "{0} problems found; checking stopped there (fix these and check again)"],
 ];
 
 /** Who must act on each error code (retryplan::Error::blame). */

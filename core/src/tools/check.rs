@@ -25,7 +25,7 @@
 
 use crate::config::error::{Error, Violation};
 use crate::controls::dependency::{Dependency, DependencyConfig};
-use crate::ground::message::{Message, Rule};
+use crate::ground::message::{message, Message, Rule};
 use crate::policy::{Policy, PolicyConfig};
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -163,6 +163,12 @@ fn as_written(read_as: &[(String, String)], field: &str) -> String {
 /// - any other problem's field is left out (for a bad list item, that item,
 ///   unless the item is an object: then that field of it) and the rest is
 ///   read again. Every path reported is the path as written.
+///
+/// Each pass reads the whole tree again, so the passes are bounded
+/// ([`MAX_PASSES`]): a configuration with more problems than that (a form
+/// pasted into the wrong box, a file of a thousand unknown fields) ends with
+/// the problems found and one more at the top level, `check_stopped`,
+/// naming how many, and no value; the time stays linear in the input.
 pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Violation>) -> ReadAll<T> {
     let mut tree = value.clone();
     let mut problems = Vec::new();
@@ -173,7 +179,7 @@ pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Viol
     // Stand-ins tried for a required field that was left out, by path as written.
     let mut stood_in: Vec<(String, usize)> = Vec::new();
     let mut stand_ins: Vec<(String, String)> = Vec::new();
-    loop {
+    for _ in 0..MAX_PASSES {
         let problem = match read(&tree) {
             Ok(value) => return ReadAll { value: Some(value), problems, left_out, read_as, stand_ins },
             Err(problem) => problem,
@@ -260,7 +266,14 @@ pub fn read_all<T>(value: &Value, mut read: impl FnMut(&Value) -> Result<T, Viol
             Found::Here | Found::Missing => return ReadAll { value: None, problems, left_out, read_as, stand_ins },
         }
     }
+    let stopped = message!(CheckStopped, problems.len());
+    problems.push(Violation { field: String::new(), message: stopped });
+    ReadAll { value: None, problems, left_out, read_as, stand_ins }
 }
+
+/// The most passes [`read_all`] makes over a configuration: each handles one
+/// problem (or tries one stand-in), and each reads the whole tree again.
+pub const MAX_PASSES: usize = 256;
 
 /// The next stand-in for the required field at `written` (as written),
 /// whose "missing field" message is `missing`: 1, 0, `false`, `[]`, `{}`
@@ -494,6 +507,28 @@ mod tests {
             Ok(_) => Vec::new(),
             Err(problems) => problems.into_iter().map(|problem| (problem.field, problem.message.to_string())).collect(),
         }
+    }
+
+    #[test]
+    fn a_configuration_of_a_thousand_problems_is_read_in_a_bounded_number_of_passes() {
+        // Every pass reads the whole tree: unbounded, 16,000 unknown fields took seconds (quadratic).
+        let json = alloc::format!(
+            "{{{}}}",
+            (0..1000).map(|index| alloc::format!("\"field{index}\": 1")).collect::<Vec<_>>().join(", ")
+        );
+        let mut passes = 0;
+        let read = read_all(&Value::from_json(&json).unwrap(), |tree| {
+            passes += 1;
+            PolicyConfig::from_value(tree).map_err(reading_problem)
+        });
+        assert_eq!(passes, MAX_PASSES);
+        assert_eq!(read.value, None);
+        assert_eq!(read.problems.len(), MAX_PASSES + 1);
+        assert_eq!(read.problems[0].field, "field0");
+        let last = read.problems.last().unwrap();
+        assert_eq!((last.field.as_str(), last.message.rule()), ("", Rule::CheckStopped));
+        assert_eq!(last.message.to_string(), "256 problems found; checking stopped there (fix these and check again)");
+        assert_eq!(problems(r#"{"field0": 1, "field1": 2}"#).len(), 2, "a few problems are all listed");
     }
 
     fn fields(json: &str) -> Vec<String> {

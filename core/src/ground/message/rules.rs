@@ -378,4 +378,6 @@ rules! {
     // Issue 23: a decision a host hands back, read by the core ([`Decision::from_value`](crate::Decision::from_value)).
     /// A request id expected (as [`RequestId`](crate::outcomes::decision::RequestId) is written).
     RequestIdDigits = "request_id_digits": "a request id of 16 hex digits",
+    /// [`tools::check`](crate::tools::check) stopped reading a configuration with this many problems.
+    CheckStopped = "check_stopped": "{0} problems found; checking stopped there (fix these and check again)",
 }
