@@ -508,7 +508,7 @@ test("stats read a decision object by the core's one reader: what an operation r
   refused(
     { type: 'reconcile', attempts: 1, remainingMs: 0, abortAttempts: [1, 129] },
     'abort_attempts',
-    /abort_attempts\[1\] \(129\) must be in 1..=128/,
+    /abort_attempts\[1\] \(129\) must be a whole number in 1..=128/,
   );
   refused(
     { type: 'await_outcome', running: 1, inFlight: 1, untilMs: 9 },
@@ -667,7 +667,7 @@ test('RetryBudget, CircuitBreaker and RetrySlots on their own; permits are opaqu
   assert.deepEqual([error.config, error.violations.map((v) => v.field)], ['budget', ['retry_ratio', 'window_ms']]);
   assert.equal(
     error.message,
-    'invalid budget configuration: retry_ratio (2) must be a number in [0, 1]; window_ms (0) must be in 1..=9007199254740991',
+    'invalid budget configuration: retry_ratio (2) must be a number in [0, 1]; window_ms (0) must be a whole number in 1..=9007199254740991',
   );
   assert.equal(throwsCode(() => new RetryBudget({ kind: 'nope' }), 'invalid_config').field, 'kind');
 

@@ -137,7 +137,7 @@ START = {"type": "start_attempt", "attempt": 1, "timeout_ms": 5, "abort_at_ms": 
         (
             {"type": "reconcile", "attempts": 1, "remaining_ms": 0, "abort_attempts": [0]},
             "abort_attempts",
-            "abort_attempts[0] (0) must be in 1..=128",
+            "abort_attempts[0] (0) must be a whole number in 1..=128",
         ),
         (
             {"type": "reconcile", "attempts": 1, "remaining_ms": 0, "abort_attempts": 1},

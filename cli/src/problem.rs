@@ -30,7 +30,7 @@ impl Problem {
 
     /// The problem in one line, its path said once: `field: message`, or,
     /// when the message begins with the end of the path (a rule names its
-    /// field: `max_attempts (0) must be in 1..=128` at `policy.max_attempts`),
+    /// field: `max_attempts (0) must be a whole number in 1..=128` at `policy.max_attempts`),
     /// the path with the rest of the message (`policy.max_attempts (0) must
     /// be in 1..=128`).
     #[must_use]

@@ -84,7 +84,7 @@ const WHOLE_NUMBER_RULES: [(&str, u32, u32); 3] =
 fn whole_number_rule(field: &str, value: &str) -> Option<String> {
     let (_, min, max) = WHOLE_NUMBER_RULES.iter().find(|(name, ..)| *name == field)?;
     let kept = value.parse::<u32>().is_ok_and(|number| (*min..=*max).contains(&number));
-    (!kept).then(|| format!("scenario.{field} ({value}) must be in {min}..={max}"))
+    (!kept).then(|| format!("scenario.{field} ({value}) must be a whole number in {min}..={max}"))
 }
 
 /// How arrivals are spread in time.
@@ -555,13 +555,19 @@ fn check(c: &ScenarioConfig) -> Vec<Violation> {
     if !(1..=MAX_DURATION_MS).contains(&c.duration_ms) {
         fail(
             "duration_ms",
-            format!("scenario.duration_ms ({}) must be in 1..={MAX_DURATION_MS} (one day)", c.duration_ms),
+            format!(
+                "scenario.duration_ms ({}) must be a whole number in 1..={MAX_DURATION_MS} (one day)",
+                c.duration_ms
+            ),
         );
     }
     if c.bucket_ms == 0 || c.bucket_ms > c.duration_ms.max(1) {
         fail(
             "bucket_ms",
-            format!("scenario.bucket_ms ({}) must be in 1..=duration_ms ({})", c.bucket_ms, c.duration_ms),
+            format!(
+                "scenario.bucket_ms ({}) must be a whole number in 1..=duration_ms ({})",
+                c.bucket_ms, c.duration_ms
+            ),
         );
     } else if c.duration_ms.div_ceil(c.bucket_ms) > MAX_BUCKETS {
         fail(

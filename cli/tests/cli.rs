@@ -198,7 +198,7 @@ fn max_attempts_beyond_any_count_is_refused_with_the_policy_s_own_rule_not_the_u
         let out = retryplan(&["check", &path]);
         assert_eq!(out.code, 1, "{}", out.stdout);
         let expected = format!(
-            "policy.max_attempts ({shown}) must be in 1..=128 (it counts the first attempt: 3 means up to 2 retries)"
+            "policy.max_attempts ({shown}) must be a whole number in 1..=128 (it counts the first attempt: 3 means up to 2 retries)"
         );
         assert_eq!(out.stdout.lines().nth(1).map(str::trim_start), Some(expected.as_str()), "{}", out.stdout);
     }
@@ -234,12 +234,17 @@ fn a_whole_number_beyond_any_count_is_refused_with_its_field_s_own_rule_not_the_
     // A plan with `value` written for the field.
     type Plan = fn(&str, &str) -> String;
     let plans: [(&str, &str, &str, Plan); 6] = [
-        ("scenario.clients", "0", "must be in 1..=100000", scenario),
-        ("scenario.capacity.workers", "0", "must be in 1..=1000000", scenario),
-        ("scenario.layers", "0", "must be in 1..=6", scenario),
-        ("policy.retry_limits.connect", "128", "must be in 0..=127 (no policy makes more attempts)", policy),
-        ("policy.hedging.max_hedged_attempts", "0", "must be in 1..=4", policy),
-        ("dependency.budget.max_tokens", "0", "must be in 1..=1000", dependency),
+        ("scenario.clients", "0", "must be a whole number in 1..=100000", scenario),
+        ("scenario.capacity.workers", "0", "must be a whole number in 1..=1000000", scenario),
+        ("scenario.layers", "0", "must be a whole number in 1..=6", scenario),
+        (
+            "policy.retry_limits.connect",
+            "128",
+            "must be a whole number in 0..=127 (no policy makes more attempts)",
+            policy,
+        ),
+        ("policy.hedging.max_hedged_attempts", "0", "must be a whole number in 1..=4", policy),
+        ("dependency.budget.max_tokens", "0", "must be a whole number in 1..=1000", dependency),
     ];
     for (field, refused, rule, plan) in plans {
         let inner = field.split_once('.').map_or(field, |(_, inner)| inner);
@@ -373,7 +378,7 @@ fn check_reports_structural_and_rule_problems_in_one_run_each_once_at_its_own_pa
         lines,
         [
             "scenario.duration_ms: expected a whole number of milliseconds, 0 or more, found the number -5",
-            "scenario.capacity.workers (0) must be in 1..=1000000",
+            "scenario.capacity.workers (0) must be a whole number in 1..=1000000",
         ],
         "{}",
         out.stdout
@@ -1079,7 +1084,7 @@ fn a_missing_required_field_is_read_with_a_stand_in_so_the_rest_of_its_object_is
             "policy.hedging.delay_ms: missing field `delay_ms`",
             "policy.hedging.max_hedged_attempts: missing field `max_hedged_attempts`",
             "dependency.budget.retry_ratio: missing field `retry_ratio`",
-            "dependency.budget.window_ms (-1) must be in 1..=9007199254740991",
+            "dependency.budget.window_ms (-1) must be a whole number in 1..=9007199254740991",
             "scenario.arrivals_per_second: missing field `arrivals_per_second`",
             "scenario.capacity: missing field `capacity`",
             "scenario.service_time: missing field `service_time`",
@@ -1105,7 +1110,7 @@ fn a_bad_field_of_a_service_time_or_a_phase_is_reported_at_its_own_path_and_hide
     };
     let rules = [
         "scenario.arrivals_per_second (-3) must be a number > 0",
-        "scenario.capacity.workers (0) must be in 1..=1000000",
+        "scenario.capacity.workers (0) must be a whole number in 1..=1000000",
     ];
     assert_eq!(
         with(r#"{"kind": "constant", "ms": -1}"#, "[]"),

@@ -203,7 +203,7 @@ fn read_attempts(value: &Value, path: &str) -> Result<AttemptSet, Error> {
 }
 
 /// An attempt number in 1..=128; anything else is refused naming its place
-/// in the list and what it is (`abort_attempts[1] (0) must be in 1..=128`).
+/// in the list and what it is (`abort_attempts[1] (0) must be a whole number in 1..=128`).
 fn read_attempt(value: &Value, path: &str) -> Result<u32, Error> {
     match u32::from_value(value, path) {
         Ok(attempt) if (1..=MAX_ATTEMPT).contains(&attempt) => Ok(attempt),
@@ -514,22 +514,22 @@ mod tests {
             (
                 with("reconcile", &alloc::format!(r#"{ENDED},"abort_attempts":[1,0]"#)),
                 "abort_attempts",
-                "abort_attempts[1] (0) must be in 1..=128".into(),
+                "abort_attempts[1] (0) must be a whole number in 1..=128".into(),
             ),
             (
                 with("restart", &alloc::format!(r#"{ENDED},"deadline_ms":1,"abort_attempts":[129]"#)),
                 "abort_attempts",
-                "abort_attempts[0] (129) must be in 1..=128".into(),
+                "abort_attempts[0] (129) must be a whole number in 1..=128".into(),
             ),
             (
                 with("succeeded", r#""attempts":1,"winner":1,"abort_attempts":[2.5]"#),
                 "abort_attempts",
-                "abort_attempts[0] (2.5) must be in 1..=128".into(),
+                "abort_attempts[0] (2.5) must be a whole number in 1..=128".into(),
             ),
             (
                 with("succeeded", r#""attempts":1,"winner":1,"abort_attempts":["1"]"#),
                 "abort_attempts",
-                "abort_attempts[0] (the string \"1\") must be in 1..=128".into(),
+                "abort_attempts[0] (the string \"1\") must be a whole number in 1..=128".into(),
             ),
             // A renamed field under both its names.
             (

@@ -339,7 +339,7 @@ mod tests {
             assert_eq!((violation.field.as_str(), violation.message.rule()), (field, rule), "{error}");
             let validated = violation.message.to_string();
             // The rule's words say the range it checks.
-            let range = format!("{field} ({refused}) must be in {}..={}", bounded.min, bounded.max);
+            let range = format!("{field} ({refused}) must be a whole number in {}..={}", bounded.min, bounded.max);
             assert!(validated.starts_with(&range), "{validated}");
             for (written, shown) in
                 [("4294967296", "4294967296"), ("-1", "-1"), ("2.5", "2.5"), (r#""3""#, r#"the string "3""#)]

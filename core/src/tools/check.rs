@@ -606,7 +606,7 @@ mod tests {
         assert_eq!(at, ["max_atempts", "jitter.kind", "max_atempts"], "{found:?}");
         assert!(found[0].1.contains("did you mean `max_attempts`?"), "{}", found[0].1);
         // Said of the name as written, read as `max_attempts`.
-        assert!(found[2].1.starts_with("max_atempts (0) must be in 1..=128"), "{}", found[2].1);
+        assert!(found[2].1.starts_with("max_atempts (0) must be a whole number in 1..=128"), "{}", found[2].1);
         // A name without its unit: read as the one it is part of.
         let value = Value::from_json(
             r#"{"budget": {"kind": "ratio", "ratio": 1.5, "min_retries_per_second": 1, "window_ms": 1000}}"#,

@@ -636,7 +636,7 @@ mod tests {
         // Validation's words for 1001; the reader's for what no u32 holds, in a budget and in a dependency.
         let error = RetryBudget::new(&BudgetConfig::TokenBucket { max_tokens: 1001, token_ratio: 1.0 }).unwrap_err();
         let Error::ConfigViolations { violations, .. } = error else { panic!() };
-        assert_eq!(violations[0].message.to_string(), "max_tokens (1001) must be in 1..=1000");
+        assert_eq!(violations[0].message.to_string(), "max_tokens (1001) must be a whole number in 1..=1000");
         for (written, shown) in [("4294967296", "4294967296"), ("-1", "-1"), ("\"5\"", "the string \"5\"")] {
             let bucket = format!(r#"{{"kind": "token_bucket", "max_tokens": {written}, "token_ratio": 1}}"#);
             let value = crate::config::value::Value::from_json(&bucket).unwrap();
@@ -650,7 +650,7 @@ mod tests {
             ] {
                 let Error::InvalidConfig { config: kind, field, message } = &error else { panic!("{error}") };
                 assert_eq!((*kind, &**field, message.rule()), (config, path, Rule::OutOfRange), "{error}");
-                assert_eq!(message.to_string(), format!("{path} ({shown}) must be in 1..=1000"));
+                assert_eq!(message.to_string(), format!("{path} ({shown}) must be a whole number in 1..=1000"));
             }
         }
     }

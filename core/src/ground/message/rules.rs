@@ -144,7 +144,7 @@ rules! {
     /// A listed status outside the HTTP range: field, index, status.
     StatusOutOfRange = "status_out_of_range": "{0}[{1}] ({2}) must be an HTTP status in 100..=599",
     /// max_attempts out of range: field, value, the largest.
-    MaxAttemptsRange = "max_attempts_range": "{0} ({1}) must be in 1..={2} (it counts the first attempt: 3 means up to 2 retries)",
+    MaxAttemptsRange = "max_attempts_range": "{0} ({1}) must be a whole number in 1..={2} (it counts the first attempt: 3 means up to 2 retries)",
     /// A zero total timeout.
     TotalTimeoutZero = "total_timeout_zero": "total_timeout_ms (0) must be >= 1: every operation needs a finite, non-zero timeout",
     /// A total timeout no attempt fits in: the timeout, reserve, minimum.
@@ -177,13 +177,13 @@ rules! {
     /// `ok` in a list of gRPC failures: the item's field.
     GrpcOkListed = "grpc_ok_listed": "{0} (ok) must not be listed: it counts as success",
     /// A whole number out of its range: field, value, the largest.
-    OutOfRange = "out_of_range": "{0} ({1}) must be in 1..={2}",
+    OutOfRange = "out_of_range": "{0} ({1}) must be a whole number in 1..={2}",
     /// Hedging an unsafe operation.
     HedgingUnsafe = "hedging_unsafe": "hedging needs an operation that may be repeated: idempotency must be safe, idempotent or keyed, not unsafe",
     /// Too few or too many redelivery delays: count, the most.
     RedeliveryDelays = "redelivery_delays": "redelivery.delays_ms has {0} values; it must have 1 to {1}",
     /// A policy's per-kind retry limit out of its range: field, limit, the largest.
-    RetryLimitRange = "retry_limit_range": "{0} ({1}) must be in 0..={2} (no policy makes more attempts)",
+    RetryLimitRange = "retry_limit_range": "{0} ({1}) must be a whole number in 0..={2} (no policy makes more attempts)",
 
     // Arguments.
     /// A status outside the HTTP range: status.

@@ -60,7 +60,7 @@ class ErrorsTest {
         assertEquals(ConfigKind.POLICY, error.config)
         assertEquals(listOf("max_attempts", "backoff.cap_ms"), error.violations.map { it.field })
         assertEquals("backoff.cap_ms (100) must be >= backoff.base_ms (200)", error.violations[1].message)
-        assertTrue(error.toString().startsWith("invalid policy: max_attempts (0) must be in 1..=128"), error.toString())
+        assertTrue(error.toString().startsWith("invalid policy: max_attempts (0) must be a whole number in 1..=128"), error.toString())
         assertEquals(error.description, error.toString())
     }
 
