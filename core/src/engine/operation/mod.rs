@@ -114,8 +114,18 @@ use grants::Controls;
 pub use options::OperationOptions;
 
 /// A policy an [`Operation`] (or a [`Driver`](crate::Driver)) can hold:
-/// `&Policy`, copied once into a new shared handle, or `&Arc<Policy>`,
-/// shared as it is (no copy: every operation reads the same policy).
+/// `&Policy`, copied once into a new shared handle, or an `Arc<Policy>`
+/// (by reference or moved in), shared as it is (no copy: every operation
+/// reads the same policy).
+///
+/// ```
+/// use std::sync::Arc;
+/// use retryplan::{Operation, OperationOptions, Policy};
+/// let policy = Arc::new(Policy::from_json(r#"{"max_attempts": 2}"#).unwrap());
+/// let borrowed = Operation::new(&policy, 0, OperationOptions::new(1));
+/// let moved = std::thread::spawn(move || Operation::new(policy, 0, OperationOptions::new(2)).deadline_ms());
+/// assert_eq!(moved.join().unwrap(), borrowed.deadline_ms());
+/// ```
 pub trait SharedPolicy {
     /// The shared handle.
     fn share(self) -> Arc<Policy>;
@@ -130,6 +140,12 @@ impl SharedPolicy for &Policy {
 impl SharedPolicy for &Arc<Policy> {
     fn share(self) -> Arc<Policy> {
         Arc::clone(self)
+    }
+}
+
+impl SharedPolicy for Arc<Policy> {
+    fn share(self) -> Arc<Policy> {
+        self
     }
 }
 
