@@ -1035,7 +1035,8 @@ pub struct Timeline {
     /// How the worst case ends (a give-up).
     pub ending: Decision,
     /// Every configured attempt at its full fixed timeout plus every longest wait, ignoring the deadline; `None` for a
-    /// fraction-of-remaining timeout.
+    /// fraction-of-remaining timeout. At most `MAX_MS` (the sum saturates there, as every time the engine returns: a
+    /// JavaScript number holds it exactly).
     pub unbounded_worst_case_ms: Option<i64>,
     /// Plain warnings.
     pub warnings: Vec<Warning>,

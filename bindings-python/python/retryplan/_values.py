@@ -71,7 +71,8 @@ class Timeline(TimelineData):
     ending: Decision = field("How the worst case ends (a give-up).", read="decision")
     unbounded_worst_case_ms: Optional[int] = field(
         "Every configured attempt at its full fixed timeout plus every longest wait, ignoring the deadline; "
-        "``None`` for a fraction-of-remaining timeout.",
+        "``None`` for a fraction-of-remaining timeout. At most ``MAX_MS`` (the sum saturates there, as every "
+        "time the engine returns: a JavaScript number holds it exactly).",
         default=None,
     )
     warnings: List[Dict[str, Any]] = field("Plain warnings.", read="copy")

@@ -123,6 +123,8 @@ pub struct Timeline {
     pub ending: Decision,
     /// Every configured attempt at its full fixed timeout plus every longest
     /// wait, ignoring the deadline; `None` for a fraction-of-remaining timeout.
+    /// At most [`MAX_MS`] (the sum saturates there, as every time the engine
+    /// returns: a JavaScript number holds it exactly).
     pub unbounded_worst_case_ms: Option<u64>,
     /// Plain warnings.
     pub warnings: Vec<Warning>,
@@ -176,7 +178,7 @@ pub fn explain(policy: &Policy, deadline_ms: Option<u64>, first_attempt_at_ms: u
             deadline_ms,
         });
     }
-    let worst_case_end_ms = unbounded_worst_case_ms.map(|worst| worst.saturating_add(first_attempt_at_ms));
+    let worst_case_end_ms = unbounded_worst_case_ms.map(|worst| worst.saturating_add(first_attempt_at_ms).min(MAX_MS));
     if let Some(worst_case_ms) = worst_case_end_ms.filter(|worst| *worst > deadline_ms) {
         warnings.push(Warning::WorstCaseExceedsDeadline { worst_case_ms, deadline_ms });
     }
@@ -319,12 +321,21 @@ fn unbounded_worst_case_ms(policy: &Policy) -> Result<Option<u64>, Error> {
         previous_delay_ms = longest;
         total = total.saturating_add(longest);
     }
-    Ok(Some(total))
+    Ok(Some(total.min(MAX_MS)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_unbounded_worst_case_is_a_time_at_most_max_ms() {
+        let json = alloc::format!(
+            r#"{{"max_attempts": 128, "total_timeout_ms": {MAX_MS}, "attempt_timeout": {{"fixed_ms": {MAX_MS}}}}}"#
+        );
+        let timeline = explain(&Policy::from_json(&json).unwrap(), None, 0).unwrap();
+        assert_eq!(timeline.unbounded_worst_case_ms, Some(MAX_MS));
+    }
     use crate::config::value::Value;
     use crate::outcomes::classify::Class;
     use crate::outcomes::decision::GiveUpReason;
