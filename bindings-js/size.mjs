@@ -198,8 +198,14 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * +403 B, 400 B of it in the reader's and the binding's share; the rule's
  * template in lib/rules.js +32 B), so 122700 B. The browser runtime shrank
  * in the same run (56695 B, -88 B); the lean one is unchanged (51907 B).
+ * Then the Rust user's review: Driver::new refusing a start past MAX_MS,
+ * Error::source, check's bound on its passes with its rule `check_stopped`,
+ * and "a whole number in" in three rules' words: 122728 B, +105 B against
+ * 122623 B (the rules' table in the glue about half of it), so 122800 B; the
+ * browser runtime 56755 B (+60 B), the lean one 51957 B (+50 B), both within
+ * their limits.
  */
-const LIMIT = 122_700;
+const LIMIT = 122_800;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the
