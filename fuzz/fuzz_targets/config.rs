@@ -2,7 +2,9 @@
 //! dependency, a budget, a breaker, a gRPC service config, a profile name.
 //! What reads and validates, written back out (`to_json` / `to_config` /
 //! serde) and read again, gives the same thing; what is refused is an error
-//! naming its field with a bounded message. Never a panic.
+//! naming its field with a bounded message. `check::policy`, which reads on
+//! past every problem, agrees with the strict reader on what is a policy, in
+//! a bounded number of passes. Never a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -10,6 +12,7 @@ use retryplan::config::value::Value;
 use retryplan::controls::breaker::BreakerConfig;
 use retryplan::controls::budget::BudgetConfig;
 use retryplan::dialects::grpc::{ServiceConfig, ServiceConfigOptions};
+use retryplan::tools::check;
 use retryplan::{CircuitBreaker, Dependency, DependencyConfig, Error, Policy, PolicyConfig, RetryBudget};
 
 /// An error names its field and says why in a bounded message (a refused
@@ -42,16 +45,43 @@ fn policy_round_trip(policy: &Policy) {
 }
 
 fn policy(text: &str) {
-    match PolicyConfig::from_json(text) {
+    let accepted = match PolicyConfig::from_json(text) {
         Ok(config) => {
             let json = config.to_json();
             assert_eq!(PolicyConfig::from_json(&json).as_ref(), Ok(&config), "{json}");
             match Policy::new(&config) {
-                Ok(policy) => policy_round_trip(&policy),
-                Err(error) => bounded(&error),
+                Ok(policy) => {
+                    policy_round_trip(&policy);
+                    true
+                }
+                Err(error) => {
+                    bounded(&error);
+                    false
+                }
             }
         }
-        Err(error) => bounded(&error),
+        Err(error) => {
+            bounded(&error);
+            false
+        }
+    };
+    if let Ok(value) = Value::from_json(text) {
+        check_policy(&value, accepted);
+    }
+}
+
+/// What `retryplan check` (and a form's checker) makes of a policy: accepted exactly when the strict reader
+/// and validation accept it; else at least one problem, each bounded (libFuzzer's timeout bounds its passes).
+fn check_policy(value: &Value, accepted: bool) {
+    match check::policy(value) {
+        Ok(_) => assert!(accepted, "check accepted what the reader or validation refuses"),
+        Err(problems) => {
+            assert!(!accepted && !problems.is_empty(), "check refused what reads and validates: {problems:?}");
+            for problem in &problems {
+                let message = problem.message.to_string();
+                assert!(problem.field.len() <= 512 && message.len() <= 1024, "{problem:?}");
+            }
+        }
     }
 }
 
