@@ -56,6 +56,9 @@ import {
   codeSpelling,
   loadEngine,
   loadGrpcJs,
+  channelState,
+  newRetryingCall,
+  stubChild,
 } from './grpcjs_replay.mjs';
 
 export const KNOWN = {
@@ -298,12 +301,7 @@ export function a6Corrected(grpc) {
 export class GrpcJsChannel {
   constructor(grpc, config) {
     this.grpc = grpc;
-    this.validated = grpc.serviceConfig.validateServiceConfig(structuredClone(config));
-    const throttling = this.validated.retryThrottling;
-    this.throttler = throttling
-      ? new grpc.retrying.RetryThrottler(throttling.maxTokens, throttling.tokenRatio, undefined)
-      : undefined;
-    this.bufferTracker = new grpc.retrying.MessageBufferTracker(1 << 24, 1 << 20);
+    Object.assign(this, channelState(grpc, config));
     this.callNumber = 0;
   }
 
@@ -321,22 +319,11 @@ export class GrpcJsChannel {
     const channel = {
       getOptions: () => ({}),
       createLoadBalancingCall: () => {
-        const child = {
+        const child = stubChild({
           attempt: children.length + 1,
           startedAt: timers.now,
-          metadata: null,
-          listener: null,
           cancelled: false,
           answered: false,
-          start(metadata, listener) {
-            this.metadata = metadata;
-            this.listener = listener;
-          },
-          sendMessageWithContext(context) {
-            context.callback?.();
-          },
-          halfClose() {},
-          startRead() {},
           cancelWithStatus() {
             if (this.cancelled || this.answered) return;
             this.cancelled = true;
@@ -345,33 +332,14 @@ export class GrpcJsChannel {
           getCallNumber() {
             return this.attempt;
           },
-          getPeer: () => 'stub',
-          getDeadlineInfo: () => [],
-          getAuthContext: () => null,
-        };
+        });
         children.push(child);
         return child;
       },
     };
-    const callConfig = {
-      methodConfig: this.validated.methodConfig[0],
-      pickInformation: {},
-      status: 0,
-      dynamicFilterFactories: [],
-    };
     timers.install();
     try {
-      const call = new grpc.retrying.RetryingCall(
-        channel,
-        callConfig,
-        '/echo.Echo/Say',
-        'localhost',
-        null,
-        Number.POSITIVE_INFINITY,
-        ++this.callNumber,
-        this.bufferTracker,
-        this.throttler,
-      );
+      const call = newRetryingCall(grpc, channel, this, ++this.callNumber);
       call.reportStatus = (status) => {
         const index = call.committedCallIndex;
         trace.reports.push({ at: timers.now, code: status.code, attempt: index === null ? null : index + 1 });

@@ -230,16 +230,59 @@ export function randomCase(rng, index) {
 
 // ---------------------------------------------------------------- grpc-js side
 
+/**
+ * What one grpc-js channel shares among its calls (this replay's and the hedging one's): the service config
+ * as grpc-js validates it, the throttler, and a buffer tracker.
+ */
+export function channelState(grpc, config) {
+  const validated = grpc.serviceConfig.validateServiceConfig(structuredClone(config));
+  const throttling = validated.retryThrottling;
+  const throttler = throttling
+    ? new grpc.retrying.RetryThrottler(throttling.maxTokens, throttling.tokenRatio, undefined)
+    : undefined;
+  return { validated, throttler, bufferTracker: new grpc.retrying.MessageBufferTracker(1 << 24, 1 << 20) };
+}
+
+/** grpc-js's own RetryingCall over `channel` for the config's first method, as a channel makes one. */
+export function newRetryingCall(grpc, channel, state, callNumber) {
+  const callConfig = {
+    methodConfig: state.validated.methodConfig[0],
+    pickInformation: {},
+    status: 0,
+    dynamicFilterFactories: [],
+  };
+  const { bufferTracker, throttler } = state;
+  const path = '/echo.Echo/Say';
+  return new grpc.retrying.RetryingCall(channel, callConfig, path, 'localhost', null, Infinity, callNumber, bufferTracker, throttler);
+}
+
+/** A stub child call (the attempt a RetryingCall starts): it keeps its metadata and listener; `own` adds to it. */
+export function stubChild(own) {
+  return {
+    listener: null,
+    metadata: null,
+    start(metadata, listener) {
+      this.metadata = metadata;
+      this.listener = listener;
+    },
+    sendMessageWithContext(context) {
+      context.callback?.();
+    },
+    halfClose() {},
+    startRead() {},
+    cancelWithStatus() {},
+    getPeer: () => 'stub',
+    getDeadlineInfo: () => [],
+    getAuthContext: () => null,
+    ...own,
+  };
+}
+
 /** One channel's worth of grpc-js retry state: the throttler its calls share. */
 class GrpcJsChannel {
   constructor(grpc, config) {
     this.grpc = grpc;
-    this.validated = grpc.serviceConfig.validateServiceConfig(structuredClone(config));
-    const throttling = this.validated.retryThrottling;
-    this.throttler = throttling
-      ? new grpc.retrying.RetryThrottler(throttling.maxTokens, throttling.tokenRatio, undefined)
-      : undefined;
-    this.bufferTracker = new grpc.retrying.MessageBufferTracker(1 << 24, 1 << 20);
+    Object.assign(this, channelState(grpc, config));
     this.callNumber = 0;
     this.children = [];
     this.channel = {
@@ -249,27 +292,12 @@ class GrpcJsChannel {
   }
 
   newChild() {
-    const child = {
-      listener: null,
-      metadata: null,
+    const child = stubChild({
       number: ++this.callNumber,
-      start(metadata, listener) {
-        this.metadata = metadata;
-        this.listener = listener;
-      },
-      sendMessageWithContext(context) {
-        context.callback?.();
-      },
-      halfClose() {},
-      startRead() {},
-      cancelWithStatus() {},
       getCallNumber() {
         return this.number;
       },
-      getPeer: () => 'stub',
-      getDeadlineInfo: () => [],
-      getAuthContext: () => null,
-    };
+    });
     this.children.push(child);
     return child;
   }
@@ -277,23 +305,8 @@ class GrpcJsChannel {
   /** Starts a call; returns a handle to end its attempts one by one. */
   startCall() {
     const grpc = this.grpc;
-    const callConfig = {
-      methodConfig: this.validated.methodConfig[0],
-      pickInformation: {},
-      status: 0,
-      dynamicFilterFactories: [],
-    };
-    const call = new grpc.retrying.RetryingCall(
-      this.channel,
-      callConfig,
-      '/echo.Echo/Say',
-      'localhost',
-      null,
-      Number.POSITIVE_INFINITY,
-      ++this.callNumber,
-      this.bufferTracker,
-      this.throttler,
-    );
+    const call = newRetryingCall(grpc, this.channel, this, ++this.callNumber);
+    const retryPolicy = this.validated.methodConfig[0].retryPolicy;
     let ended = null;
     call.reportStatus = (status) => {
       ended = status;
@@ -336,7 +349,7 @@ class GrpcJsChannel {
         if (ended === null) throw new Error('grpc-js neither retried nor ended the call');
         let reason;
         if (attempt.code === 0) reason = 'succeeded';
-        else if (!call.isStatusCodeInList(callConfig.methodConfig.retryPolicy.retryableStatusCodes, attempt.code))
+        else if (!call.isStatusCodeInList(retryPolicy.retryableStatusCodes, attempt.code))
           reason = 'not_retryable';
         else if (attemptsBefore >= call.maxAttempts) reason = 'attempts_exhausted';
         else if (timers.length === 0) reason = 'server_declined_retry';
