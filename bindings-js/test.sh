@@ -73,6 +73,7 @@ node --test \
   test/browser.test.mjs \
   test/browser-resend.test.mjs \
   test/browser-offline.test.mjs \
+  test/browser-keepalive.test.mjs \
   test/consumer.test.mjs \
   test/rollup.test.mjs \
   test/page.test.mjs \

@@ -260,6 +260,9 @@ function crossOriginFromPage(url) {
   return origin !== undefined && (origin === 'null' || new URL(url).origin !== origin);
 }
 
+/** The most a page's keepalive request may carry (Fetch's keepalive quota, 64 KiB). */
+const KEEPALIVE_BODY_MAX = 65536;
+
 /** Whether the browser says it will not contact the network (HTML's `navigator.onLine`); never so in Node. */
 const isOffline = () => globalThis.navigator?.onLine === false;
 
@@ -321,10 +324,16 @@ function fetchHost(input, init, options, context) {
         // response's body, as it would fetch's.
         signal: eitherSignal(signal, entry.signal),
       }),
-    ).then(fetched, (thrown) => {
+    ).then(fetched, async (thrown) => {
       // A browser offline when the attempt began and when it failed contacted no network (HTML's
       // `navigator.onLine`): its TypeError is a request never sent, not one that may have been processed.
       if (offline && thrown instanceof TypeError && isOffline()) notSent.add(thrown);
+      // A page's fetch refuses a keepalive request whose body is over 64 KiB before sending it (Fetch, "fetch",
+      // the keepalive quota), with the TypeError of a network error: the caller's request, which no retry sends.
+      if (request.keepalive && thrown instanceof TypeError && globalThis.location !== undefined) {
+        const bytes = (await request.clone().arrayBuffer()).byteLength;
+        if (bytes > KEEPALIVE_BODY_MAX) throw Object.assign(refuse('init.body', 'keepalive', bytes), { cause: thrown });
+      }
       throw thrown;
     });
   };

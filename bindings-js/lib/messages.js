@@ -116,6 +116,8 @@ export const BINDING = {
   header_lookup: () => 'must be a function of the header name, or have a `get` method (Headers)',
   headers: (value) => `must be a Headers object or a function, got ${kindOf(value)}`,
   reading: (name) => `must be "strict" or "lenient", got ${quote(name)}`,
+  keepalive: (bytes) =>
+    `must be at most 65536 bytes with \`keepalive\` (a page's fetch refuses a larger one unsent), got ${bytes} bytes`,
   header_value: (value) => `a header value must be a string, null or undefined, got ${kindOf(value)}`,
   // Reading a configuration (`invalid_config`).
   values: (max) => `holds more than ${max} values in all`,

@@ -120,3 +120,50 @@ test('online at either end of an attempt: its TypeError may follow a sent reques
     assert.equal(attempts, 1);
   }
 });
+
+/** A POST of `body` with `keepalive`, every fetch rejecting as a page's does a request it refuses or loses. */
+async function keepalivePost(body, { standIn = true } = {}) {
+  if (standIn) page();
+  else delete globalThis.location;
+  const policy = policyOf({
+    maxAttempts: 3,
+    backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
+    jitter: { kind: 'none' },
+  });
+  let attempts = 0;
+  const fetch = async () => {
+    attempts += 1;
+    throw new TypeError('Failed to fetch');
+  };
+  const ending = await runtime
+    .retryFetch('https://api.example/beacon', { method: 'POST', body, keepalive: true }, { policy, fetch })
+    .then(
+      () => assert.fail('expected a rejection'),
+      (error) => error,
+    );
+  policy.free();
+  return { attempts, ending };
+}
+
+test('a keepalive body over 64 KiB, which a page refuses unsent: invalid_argument after one attempt, never a reconcile', async () => {
+  const { attempts, ending } = await keepalivePost('x'.repeat(65537));
+  assert.equal(attempts, 1);
+  assert.ok(ending instanceof runtime.RetryplanError, String(ending));
+  assert.equal(ending.code, 'invalid_argument');
+  assert.equal(ending.field, 'init.body');
+  assert.ok(ending.cause instanceof TypeError);
+  // Counted in bytes as sent (UTF-8), not in UTF-16 code units: 21,846 three-byte characters are 65,538 bytes.
+  assert.equal((await keepalivePost('\u20ac'.repeat(21846))).ending.code, 'invalid_argument');
+});
+
+test('a keepalive body of 64 KiB or less, or outside a page: a TypeError is still a lost connection', async () => {
+  for (const [body, standIn] of [
+    ['x'.repeat(65536), true], // within the quota: the request may have been sent
+    [new Uint8Array(65536), true],
+    ['x'.repeat(65537), false], // Node's fetch has no keepalive quota: a TypeError is the network's
+  ]) {
+    const { attempts, ending } = await keepalivePost(body, { standIn });
+    assert.equal(ending.name, 'ReconcileRequiredError', String(ending));
+    assert.equal(attempts, 1);
+  }
+});

@@ -89,8 +89,13 @@ import { serve } from './serve.mjs';
  * Session 21's whole-number rules (+188 B of wasm on the shop page) and
  * its one reader of a response (size.mjs's RUNTIME_LIMIT) left them at
  * 58256 B and 63975 B merged: the gates stay.
+ * Session 23's CORS and offline rules and the core's new words left them at
+ * 58472 B and 64124 B. Session 24's keepalive quota (a page's keepalive
+ * body over 64 KiB, refused unsent, read as the caller's request, not as a
+ * lost connection: helpers.js) is +74 B and +71 B in the same run: 58546 B
+ * and 64195 B. So 58600 B and 64250 B.
  */
-const GATE = { checkout: 58_500, shop: 64_150 };
+const GATE = { checkout: 58_600, shop: 64_250 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 
