@@ -15,7 +15,7 @@ use super::names::JitterKind;
 use crate::config::error::Error;
 
 use crate::config::value::{
-    expected, join, list, one_of, optional, read_error, read_name, tagged, Fields, FromValue, Value,
+    expected, join, list, one_of, optional, read_duration_ms, read_error, read_name, tagged, Fields, FromValue, Value,
 };
 use crate::ground::message::{message, Rule};
 use crate::ground::named::Named;
@@ -64,12 +64,12 @@ impl PolicyConfig {
             let path = path.as_str();
             match key {
                 "max_attempts" => config.max_attempts = MAX_ATTEMPTS.read(item, path)?,
-                "total_timeout_ms" => config.total_timeout_ms = u64::from_value(item, path)?,
+                "total_timeout_ms" => config.total_timeout_ms = read_duration_ms(item, path)?,
                 TOTAL_TIMEOUT_OLD_NAME if fields.get("total_timeout_ms").is_some() => {
                     let message = message!(BothOldAndNewName, "total_timeout_ms", TOTAL_TIMEOUT_OLD_NAME);
                     return Err(read_error(path, message));
                 }
-                TOTAL_TIMEOUT_OLD_NAME => config.total_timeout_ms = u64::from_value(item, path)?,
+                TOTAL_TIMEOUT_OLD_NAME => config.total_timeout_ms = read_duration_ms(item, path)?,
                 "attempt_timeout" => config.attempt_timeout = read_attempt_timeout(item, path)?,
                 "response_reserve_ms" => config.response_reserve_ms = u64::from_value(item, path)?,
                 "minimum_useful_attempt_ms" => config.minimum_useful_attempt_ms = u64::from_value(item, path)?,
@@ -121,7 +121,7 @@ fn read_attempt_timeout(value: &Value, path: &str) -> Result<AttemptTimeoutConfi
     let (key, inner) = one_of(value, path, &["fixed_ms", "fraction_of_remaining"])?;
     let path = join(path, key);
     Ok(if key == "fixed_ms" {
-        AttemptTimeoutConfig::FixedMs(u64::from_value(inner, &path)?)
+        AttemptTimeoutConfig::FixedMs(read_duration_ms(inner, &path)?)
     } else {
         AttemptTimeoutConfig::FractionOfRemaining(f64::from_value(inner, &path)?)
     })

@@ -44,8 +44,8 @@ mod text_path;
 pub use crate::ground::named::Named;
 pub use crate::ground::suggest::closest_name;
 pub(crate) use read::{
-    deserialize_through_value, expected, list, one_of, optional, read_error, read_name, tagged, Bounded, Fields,
-    FromValue, Reader,
+    deserialize_through_value, expected, list, one_of, optional, read_duration_ms, read_error, read_name, tagged,
+    Bounded, Fields, FromValue, Reader, DURATION_MS,
 };
 
 /// A number as the source spelt it: integers are kept exactly (JSON text may

@@ -12,7 +12,7 @@ use crate::ground::message::{message, Arg, Message, Rule};
 use crate::ground::named::Named;
 use crate::ground::suggest::did_you_mean;
 use crate::ground::text::EXCERPT_CHARS;
-use crate::ground::units::float;
+use crate::ground::units::{float, MAX_MS};
 
 /// serde's `Deserialize` for a configuration type through its reader: the
 /// input becomes a [`Value`] first, so every serde format gets the rules of
@@ -231,6 +231,17 @@ pub(crate) fn list<T>(
         read_items.push(read(value, &item(path, index))?);
     }
     Ok(read_items)
+}
+
+/// A duration that must be at least 1 ms (a policy's `total_timeout_ms` and
+/// `attempt_timeout.fixed_ms`, a breaker's `open_ms`, a window's `window_ms`):
+/// 1 ms to `MAX_MS`, read and validated in the same words.
+pub(crate) const DURATION_MS: Bounded = Bounded { min: 1, max: MAX_MS, rule: Rule::OutOfRange };
+
+/// Reads a duration of at least 1 ms at `path`: what is no whole number of ms
+/// is refused in [`DURATION_MS`]'s words (one reader for every such field).
+pub(crate) fn read_duration_ms(value: &Value, path: &str) -> Result<u64, Error> {
+    DURATION_MS.read_u64(value, path)
 }
 
 /// The names of `T`'s variants, for messages.

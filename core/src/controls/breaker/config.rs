@@ -4,8 +4,9 @@
 use serde::Serialize;
 
 use crate::config::error::{ConfigKind, Error};
+use crate::config::value::read_duration_ms;
 use crate::config::value::{tagged, Fields, Value};
-use crate::controls::{read_duration_ms, AT_LEAST_ONE};
+use crate::controls::AT_LEAST_ONE;
 use crate::ground::named::Named;
 
 /// When a closed breaker opens.

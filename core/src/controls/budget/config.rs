@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use crate::config::error::{ConfigKind, Error};
+use crate::config::value::read_duration_ms;
 use crate::config::value::{tagged, Bounded, Value};
-use crate::controls::read_duration_ms;
 use crate::ground::message::Rule;
 use crate::ground::named::Named;
 

@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::error::{ConfigKind, Error, Violation};
 use crate::config::grant::{foreign, issued_by, Grant};
 use crate::config::value::join;
-use crate::controls::DURATION_MS;
+use crate::config::value::DURATION_MS;
 use crate::ground::clock::ControlClock;
 use crate::ground::lock::{Lock, Shared, SharedWeak};
 use crate::ground::message::{message, Message};
