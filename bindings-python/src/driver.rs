@@ -370,8 +370,15 @@ fn words_arg(words: &Bound<'_, PyAny>) -> Res<Vec<i64>> {
 pub(crate) struct PyServed {
     /// The context the core read from the request.
     #[pyo3(get)]
-    incoming: Py<PyIncomingContext>,
+    pub(crate) incoming: Py<PyIncomingContext>,
     answer: retryplan::propagation::Answer,
+}
+
+impl PyServed {
+    /// An operation begun inside this request ended with `ending` (its give-up may decide the answer).
+    pub(crate) fn record(&mut self, ending: &retryplan::Ending) {
+        self.answer.record(ending);
+    }
 }
 
 #[pymethods]
@@ -381,9 +388,10 @@ impl PyServed {
         PyServed { incoming, answer: retryplan::propagation::Answer::new() }
     }
 
-    /// An outgoing helper's operation ended with `ending`: called by the helpers.
+    /// An outgoing helper's operation ended with `ending` (every helper's `Run` records its own; this is for a
+    /// host's own loop over a `Driver`).
     fn ended(&mut self, ending: PyRef<'_, Ending>) {
-        self.answer.record(&ending.inner);
+        self.record(&ending.inner);
     }
 
     /// The answer's headers, for an HTTP caller (none until a helper gives up for overload or a budget).

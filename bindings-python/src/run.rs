@@ -24,7 +24,7 @@ use retryplan::config::value::Named;
 use retryplan::{Action, AttemptPlan, Ending, Held, Outcome, Receipt, Verdict};
 
 use crate::args::NOW_UNIX;
-use crate::driver::{action_to_py, plan_arg, PyDriver};
+use crate::driver::{action_to_py, plan_arg, PyDriver, PyServed};
 use crate::fault::{wrong_type, Fault};
 use crate::outcome::{PyOutcome, ResponseHead};
 use crate::settings::Settings;
@@ -76,6 +76,9 @@ pub(crate) struct Run {
     /// led to (`error.type` names a raised error's type); None otherwise.
     #[pyo3(get)]
     handed_in: Option<Py<PyAny>>,
+    /// The request being served where the operation began (`retryplan.propagation`): the driver starts from
+    /// its caller's context, and the ending is recorded in its answer.
+    served: Option<Py<PyServed>>,
 }
 
 impl Run {
@@ -83,9 +86,13 @@ impl Run {
     pub(crate) fn new(settings: &Bound<'_, Settings>, options: Option<&Bound<'_, PyDict>>, now: u64) -> PyResult<Run> {
         let (py, s) = (settings.py(), settings.get());
         let (log, observe, telemetry) = s.listeners(py)?;
+        let served = s.shared.served.bind(py).call_method0(intern!(py, "get"))?;
+        let served = served.cast_into::<PyServed>().ok().map(Bound::unbind); // None outside a served request
         let mut responses = false;
         let driver = match options.filter(|options| !options.is_empty()) {
-            None if s.plain && !observe => Py::new(py, PyDriver::with(s.policy.get(), now, s.concurrency, drawn()?)?)?,
+            None if s.plain && !observe && served.is_none() => {
+                Py::new(py, PyDriver::with(s.policy.get(), now, s.concurrency, drawn()?)?)?
+            }
             options => {
                 let kwargs = PyDict::new(py);
                 for (key, value) in options.iter().flat_map(|options| options.iter()) {
@@ -97,6 +104,10 @@ impl Run {
                     if !kwargs.contains(key)? {
                         kwargs.set_item(key, s.config.bind(py).getattr(key)?)?; // the helper's, unless given
                     }
+                }
+                if let (Some(served), false) = (&served, kwargs.contains("incoming")?) {
+                    // Inside a served request: its caller's deadline, key and retrying layer, unless given.
+                    kwargs.set_item("incoming", served.bind(py).borrow().incoming.clone_ref(py))?;
                 }
                 responses = kwargs.get_item("returns_responses")?.map_or(Ok(false), |value| value.is_truthy())?;
                 kwargs.set_item("now_ms", now)?;
@@ -122,6 +133,7 @@ impl Run {
             telemetry,
             handed_in: None,
             key_sent: true,
+            served,
         })
     }
 }
@@ -496,6 +508,9 @@ impl<'a, 'py> Ctx<'a, 'py> {
     /// or raises the typed ending (GaveUpError, ReconcileRequiredError, RestartRequiredError), as the driver says.
     /// The driver has released every other result the host held (its releases come before its ending).
     pub(crate) fn end_with_window(&self, ending: Ending) -> PyResult<(Py<PyAny>, Option<u64>)> {
+        if let Some(served) = &self.run.borrow().served {
+            served.bind(self.py).borrow_mut().record(&ending); // the answer the served request gives its caller
+        }
         let held = ending.result.and_then(|result| Some((result, self.run.borrow_mut().take_kept(result.token)?)));
         let (value, error) = match held {
             // A success after an error the hook called one returns no value (None), as JS and Kotlin do.

@@ -28,6 +28,9 @@ pub(crate) struct Shared {
     /// (a method looked up per call would be a new bound method each time).
     pub(crate) enter: Py<PyAny>,
     pub(crate) leave: Py<PyAny>,
+    /// `retryplan._run.SERVED`: the request being served in this context, whose caller's deadline, key
+    /// and retrying layer every helper's operation starts from, and whose answer its ending decides.
+    pub(crate) served: Py<PyAny>,
     /// `sys.modules`, to see whether the application imported `logging`.
     pub(crate) modules: Py<PyDict>,
     /// An instant and `time.monotonic()` then, in ns: the same clock (CLOCK_MONOTONIC,
@@ -47,6 +50,7 @@ pub(crate) fn shared(py: Python<'_>) -> PyResult<&'static Shared> {
             invalid_request: failures.getattr("INVALID_REQUEST")?.unbind(),
             enter: helpers.getattr("CURRENT")?.getattr("set")?.unbind(),
             leave: helpers.getattr("CURRENT")?.getattr("reset")?.unbind(),
+            served: helpers.getattr("SERVED")?.unbind(),
             helpers: helpers.unbind(),
             modules: py.import("sys")?.getattr("modules")?.cast_into::<PyDict>()?.unbind(),
             monotonic: (Instant::now(), (reading * 1e9) as u64),

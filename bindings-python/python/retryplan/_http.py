@@ -33,7 +33,8 @@ this module does the rest once:
   attempts would multiply (as gRPC sends ``grpc-timeout`` whenever a call has a deadline);
 * inside a request served under ``retryplan.propagation``'s middleware (its ambient context), the driver
   starts with the caller's context (``incoming``: its deadline, its key, one attempt when it retries), and
-  a give-up decides the request's answer headers (``Served.ended``).
+  a give-up decides the request's answer headers, as for every helper's operation (the native ``Run`` does
+  both).
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ import time
 from ._errors import AttemptTimedOut
 from ._native import IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, Run, request_name
 from ._run import Config, _check_types, _not_an_option
-from .propagation import _SERVED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -162,9 +162,7 @@ class HttpHelper:
         options = dict(options or {})
         if self.idempotency_key_header is not None:
             options.setdefault("request_idempotency_key", headers.get(self.idempotency_key_header))
-        served = _SERVED.get()
-        if served is not None:  # inside a served request: its caller's deadline, key and retrying layer
-            options.setdefault("incoming", served.incoming)
+        # Inside a served request the operation starts from its caller's deadline, key and retrying layer (Run).
         run = self.config.run(method=method, returns_responses=True, one_shot_body=one_shot_body, **options)
         run.key_sent = self.idempotency_key_header is not None
         client, wall_clock = self.client, self.wall_clock
@@ -205,10 +203,8 @@ class HttpHelper:
 
     def settle(self, run: Run, ending: Ending) -> Tuple[Any, Optional[float]]:
         """The response the core says to return, with the seconds left to read its body in (None: a success,
-        whose body is the caller's to read); else raises the typed ending."""
-        served = _SERVED.get()
-        if served is not None:  # the answer this request gives its caller, as the core decides it
-            served.ended(ending)
+        whose body is the caller's to read); else raises the typed ending (which, inside a served request,
+        decides its answer: Run)."""
         response, window = run.finish(ending)
         return self.client.attach(response, ending.decision), window
 

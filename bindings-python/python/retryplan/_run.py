@@ -100,6 +100,11 @@ DEBUG, INFO = 10, 20  # logging's levels, without importing logging
 CURRENT: ContextVar[Any] = ContextVar("retryplan_current_attempt", default=None)
 """The Run (sync ``@retry``) or Attempt (a task of the async helpers) whose attempt runs in this context."""
 
+SERVED: ContextVar[Any] = ContextVar("retryplan_served", default=None)
+"""The request being served in this context (``retryplan.propagation``'s ``Served``, or None): every helper's
+operation starts from its caller's context and records its ending in its answer (the native ``Run``). Here,
+not in ``propagation``, so that the first call of a helper imports nothing more."""
+
 if hasattr(os, "register_at_fork"):  # the helpers draw OS randomness ahead: a forked child must not reuse it
     os.register_at_fork(after_in_child=Settings.forget_entropy)
 

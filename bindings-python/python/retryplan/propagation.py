@@ -31,6 +31,7 @@ from contextvars import ContextVar, copy_context
 
 from ._errors import RetryplanError
 from ._native import IncomingContext, Served
+from ._run import SERVED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,7 +73,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["AsgiMiddleware", "Served", "WsgiMiddleware", "current", "done", "serving"]
 
 
-_SERVED: ContextVar[Optional[Served]] = ContextVar("retryplan_served", default=None)
+_SERVED: ContextVar[Optional[Served]] = SERVED  # every helper's Run reads it (retryplan._run)
 
 
 def current() -> Optional[Served]:
