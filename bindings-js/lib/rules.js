@@ -142,7 +142,7 @@ export const RULES = [
   ["attempts", "{0} attempts"],
   ["cancel_has_no_server_delay", "a cancelled attempt carries no retry-after wait: give none (the server's wait goes with a transport failure or a response)"],
   ["request_key_empty", "is empty: a request's own key makes it keyed and is sent on every attempt, so it must hold 1 to {0} characters; set a key or leave the header out"],
-  ["request_key_syntax", "must be a Structured Field String (draft-ietf-httpapi-idempotency-key-header: printable ASCII in double quotes, only \\\" and \\\\ escaped) or a bare key of visible ASCII characters, got {0:q}"],
+  ["request_key_syntax", "must be a Structured Field String (draft-ietf-httpapi-idempotency-key-header: printable ASCII in double quotes, only \\\" and \\\\ escaped) or a bare key of visible ASCII characters other than a comma (which joins two field lines: RFC 9110 section 5.3), got {0:q}"],
   ["unknown_error_hint", "the last attempt raised an error the failure table does not know, which counts as ambiguous (retried while the operation may repeat an attempt that may have had its effect, reconciled when it may not); to decide otherwise, return an outcome from {0} (an application verdict: retryable, not_retryable, conflict)"],
   ["ending_with_hint", "{0}; {1}"],
   ["malformed_status", "the last response's status {0} is no HTTP status (100..=599): read as a malformed response, the server's fault"],

@@ -324,6 +324,24 @@ def test_several_field_lines_arrive_joined_and_are_refused(hop2: Server) -> None
     assert sent[0] == ("http.response.start", 400)
 
 
+def test_two_idempotency_key_lines_joined_by_a_wsgi_server_are_refused(wsgi_hop1: str, hop2: Server) -> None:
+    """wsgiref (as gunicorn) joins a field's lines with a bare ",": two Idempotency-Key lines reach the
+    middleware as ``order-5001,order-5002``, which names no one key: a 400, as ASGI and Node answer the same
+    two lines, never a third key made of both sent on downstream."""
+    port = int(wsgi_hop1.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(
+            b"GET /httpx HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+            b"Idempotency-Key: order-5001\r\nIdempotency-Key: order-5002\r\n\r\n"
+        )
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.0 400") or answer.startswith(b"HTTP/1.1 400"), answer[:200]
+    assert b"Idempotency-Key" in answer
+    assert seen_by(hop2) == []  # the app never ran
+
+
 def test_incoming_context_is_opaque_to_the_host_and_read_by_the_core() -> None:
     """The typed API: a refused header raises InvalidRequestHeaderError naming it, a CallerError (the caller sent
     it, not a server: never a ServerDataError); a context starts a driver whose headers the core writes."""

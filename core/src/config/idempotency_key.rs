@@ -73,7 +73,12 @@ impl IdempotencyKey {
     ///   included) between double quotes, with only `\"` and `\\` escaped,
     ///   and nothing after the closing quote;
     /// - a bare key of visible ASCII, as Stripe and most APIs take it
-    ///   (`order-5001`), checked as [`IdempotencyKey::new`] checks a key.
+    ///   (`order-5001`), checked as [`IdempotencyKey::new`] checks a key,
+    ///   except that it holds no comma: a recipient may join a field's
+    ///   lines with one (RFC 9110 §5.3; wsgiref and gunicorn join them with
+    ///   a bare `,`), so `order-5001,order-5002` may be two keys, and names
+    ///   no one operation. A key with a comma is written as a String
+    ///   (`"a,b"`).
     ///
     /// Either is at most 255 bytes as written, and holds at least one
     /// character: an empty value (or only whitespace) and the empty string
@@ -87,7 +92,8 @@ impl IdempotencyKey {
     /// assert_eq!(IdempotencyKey::from_request_header(" order-5001\t").unwrap().as_str(), "order-5001");
     /// assert_eq!(IdempotencyKey::from_request_header("\"a \\\"key\\\"\"").unwrap().as_str(), "\"a \\\"key\\\"\"");
     /// assert_eq!(IdempotencyKey::from_request_header("\t\"a key\" ").unwrap().as_str(), "\"a key\"");
-    /// for bad in ["", " \t ", "\"\"", "\"open", "\"a\"b", "\"\\n\"", "a key", "a\tkey", "\"a\tkey\"", "\nkey"] {
+    /// assert_eq!(IdempotencyKey::from_request_header("\"a,b\"").unwrap().as_str(), "\"a,b\"");
+    /// for bad in ["", " \t ", "\"\"", "\"open", "\"a\"b", "\"\\n\"", "a key", "a\tkey", "\"a\tkey\"", "\nkey", "a,b", "\"a\",\"b\""] {
     ///     assert!(IdempotencyKey::from_request_header(bad).is_err(), "{bad:?}");
     /// }
     /// ```
@@ -108,7 +114,8 @@ impl IdempotencyKey {
         }
         let well_formed = match value.strip_prefix('"') {
             Some(rest) => is_sf_string_body(rest.as_bytes()),
-            None => value.bytes().all(|byte| byte.is_ascii_graphic()),
+            // A comma joins field lines (RFC 9110 §5.3): `a,b` may be two keys, and names no one operation.
+            None => value.bytes().all(|byte| byte.is_ascii_graphic() && byte != b','),
         };
         if !well_formed {
             return Err(refuse(message!(RequestKeySyntax, String::from(value))));

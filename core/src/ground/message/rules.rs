@@ -347,7 +347,7 @@ rules! {
     /// A request's own Idempotency-Key header that is empty: the longest key.
     RequestKeyEmpty = "request_key_empty": "is empty: a request's own key makes it keyed and is sent on every attempt, so it must hold 1 to {0} characters; set a key or leave the header out",
     /// A request's own Idempotency-Key header that is neither form: the value.
-    RequestKeySyntax = "request_key_syntax": "must be a Structured Field String (draft-ietf-httpapi-idempotency-key-header: printable ASCII in double quotes, only \\\" and \\\\ escaped) or a bare key of visible ASCII characters, got {0:q}",
+    RequestKeySyntax = "request_key_syntax": "must be a Structured Field String (draft-ietf-httpapi-idempotency-key-header: printable ASCII in double quotes, only \\\" and \\\\ escaped) or a bare key of visible ASCII characters other than a comma (which joins two field lines: RFC 9110 section 5.3), got {0:q}",
     /// The hint of an ending after an error nothing classified: the hook that classifies errors.
     UnknownErrorHint = "unknown_error_hint": "the last attempt raised an error the failure table does not know, which counts as ambiguous (retried while the operation may repeat an attempt that may have had its effect, reconciled when it may not); to decide otherwise, return an outcome from {0} (an application verdict: retryable, not_retryable, conflict)",
     /// An ending with a hint: the ending's words, the hint (`unknown_error_hint` after an error nothing
