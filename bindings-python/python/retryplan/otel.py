@@ -17,7 +17,9 @@ deviations from the semantic conventions is ``core/src/compatibility/telemetry.m
   inject the attempt's span context into its headers through the global
   propagator. ``@retry``, ``run``, ``attempts()`` and ``async_attempts()``
   make one ``INTERNAL`` span per attempt, named after the operation
-  (``error.type``: the fully qualified type of what the attempt raised).
+  (``error.type``: the fully qualified type of what the attempt raised, or the
+  core's transport class, ``connection_lost``, ``timed_out`` or ``not_sent``,
+  when the failure table or the hook reads it as a transport failure).
   Attempt spans are children of the span current where the operation started.
   A function helper's attempt span is current while the attempt runs (a span
   the attempt starts is its child; under ``@retry`` on an ``async def``, in
