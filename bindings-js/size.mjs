@@ -205,9 +205,12 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * browser runtime 56755 B (+60 B), the lean one 51957 B (+50 B), both within
  * their limits. Session 24's keepalive quota in retryFetch (helpers.js, and
  * its refusal's words in messages.js): 122777 B, +49 B; the runtimes' wasm
- * is unchanged.
+ * is unchanged. Then the core's: a policy's two timeouts read through
+ * DURATION_MS, and a bare request key that holds no comma (its rule's words
+ * say why, +70 characters): 122816 B, +39 B, so 122900 B; the browser
+ * runtime 56767 B (+12 B), the lean one 51964 B (+7 B).
  */
-const LIMIT = 122_800;
+const LIMIT = 122_900;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the
