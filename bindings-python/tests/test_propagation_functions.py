@@ -54,8 +54,8 @@ def _one_attempt_within_the_callers_time(seen: List[Tuple[int, int, int]]) -> No
     assert timeout_ms <= 300 and next_hop_ms <= 300, seen
 
 
-def test_sync_retry_starts_from_the_served_callers_context(served: Any) -> None:
-    seen: List[Tuple[int, int, int]] = []
+def _call_inventory(seen: List[Tuple[int, int, int]]) -> None:
+    """An attempt of ``@retry(READ)`` that records what it was given and finds the inventory service down."""
 
     @retryplan.retry(READ)
     def call_inventory() -> None:
@@ -64,6 +64,11 @@ def test_sync_retry_starts_from_the_served_callers_context(served: Any) -> None:
 
     with pytest.raises(retryplan.GaveUpError):
         call_inventory()
+
+
+def test_sync_retry_starts_from_the_served_callers_context(served: Any) -> None:
+    seen: List[Tuple[int, int, int]] = []
+    _call_inventory(seen)
     _one_attempt_within_the_callers_time(seen)
 
 
@@ -123,13 +128,6 @@ def test_a_function_helpers_give_up_for_overload_decides_the_served_answer() -> 
 
 def test_outside_a_served_request_nothing_changes() -> None:
     seen: List[Tuple[int, int, int]] = []
-
-    @retryplan.retry(READ)
-    def call_inventory() -> None:
-        _record(seen)
-        raise ConnectionRefusedError("inventory down")
-
-    with pytest.raises(retryplan.GaveUpError):
-        call_inventory()
+    _call_inventory(seen)
     assert [number for number, _, _ in seen] == [1, 2, 3]
     assert all(timeout_ms == 800 for _, timeout_ms, _ in seen)
