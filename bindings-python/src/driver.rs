@@ -374,6 +374,10 @@ pub(crate) struct PyServed {
     answer: retryplan::propagation::Answer,
 }
 
+/// Whether this process has served a request (made a `Served`): until it has, no helper's operation looks for one
+/// (`retryplan._run.SERVED`), which saves a client-only process a `ContextVar` read per operation.
+pub(crate) static SERVING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 impl PyServed {
     /// An operation begun inside this request ended with `ending` (its give-up may decide the answer).
     pub(crate) fn record(&mut self, ending: &retryplan::Ending) {
@@ -385,6 +389,7 @@ impl PyServed {
 impl PyServed {
     #[new]
     fn new(incoming: Py<PyIncomingContext>) -> Self {
+        SERVING.store(true, std::sync::atomic::Ordering::Relaxed);
         PyServed { incoming, answer: retryplan::propagation::Answer::new() }
     }
 

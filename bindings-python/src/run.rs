@@ -15,6 +15,7 @@
 //! `retryplan._run`: they run only when someone listens, or at a failure.
 
 use std::ops::ControlFlow;
+use std::sync::atomic::Ordering;
 
 use pyo3::exceptions::PyException;
 use pyo3::intern;
@@ -24,7 +25,7 @@ use retryplan::config::value::Named;
 use retryplan::{Action, AttemptPlan, Ending, Held, Outcome, Receipt, Verdict};
 
 use crate::args::NOW_UNIX;
-use crate::driver::{action_to_py, plan_arg, PyDriver, PyServed};
+use crate::driver::{action_to_py, plan_arg, PyDriver, PyServed, SERVING};
 use crate::fault::{wrong_type, Fault};
 use crate::outcome::{PyOutcome, ResponseHead};
 use crate::settings::Settings;
@@ -86,8 +87,12 @@ impl Run {
     pub(crate) fn new(settings: &Bound<'_, Settings>, options: Option<&Bound<'_, PyDict>>, now: u64) -> PyResult<Run> {
         let (py, s) = (settings.py(), settings.get());
         let (log, observe, telemetry) = s.listeners(py)?;
-        let served = s.shared.served.bind(py).call_method0(intern!(py, "get"))?;
-        let served = served.cast_into::<PyServed>().ok().map(Bound::unbind); // None outside a served request
+        let served = match SERVING.load(Ordering::Relaxed) {
+            // None outside a served request.
+            true => s.shared.served.bind(py).call_method0(intern!(py, "get"))?.cast_into::<PyServed>().ok(),
+            false => None,
+        };
+        let served = served.map(Bound::unbind);
         let mut responses = false;
         let driver = match options.filter(|options| !options.is_empty()) {
             None if s.plain && !observe && served.is_none() => {
