@@ -7,7 +7,10 @@ its abort time is cancelled (the driver counts it ``timed_out``), so are the
 losers of a race, and whatever a discarded attempt returned is disposed of.
 Cancelling the caller's task ends the operation (``cancelled``), cancels every
 attempt and propagates; so does an attempt that cancels itself (raises
-``CancelledError`` of its own): a cancellation is never retried.
+``CancelledError`` of its own): a cancellation is never retried. As a TaskGroup, it cancels each task once
+and returns or raises only once every task it started has finished (the next
+attempt keeps the driver's schedule: it does not wait for a cancelled one to
+unwind).
 
 ``async_attempts()`` runs its attempts in the caller's task, so one at a
 time, like ``attempts()``; ``async with attempt:`` cancels the block at the
@@ -24,7 +27,7 @@ from ._run import ASYNC_SLEEP, CURRENT, Config, loop_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Awaitable, Callable, Dict, List, Optional
+    from typing import Any, Awaitable, Callable, Dict, List, Optional, Set
 
     from ._native import Driver, Policy
     from ._run import LoopOptions, Unpack
@@ -37,10 +40,12 @@ __all__ = ["AsyncAttempts", "async_attempts"]
 async def run_concurrently(
     run: Run, start: Callable[[Attempt], Awaitable[Any]], sleep: Optional[Sleeper] = None
 ) -> Ending:
-    """Runs the operation with its attempts as tasks (``start(attempt)``); returns the ending."""
+    """Runs the operation with its attempts as tasks (``start(attempt)``); returns the ending once every attempt
+    task it started has finished (as a TaskGroup: each task cancelled once, then awaited)."""
     loop = asyncio.get_running_loop()
     plans: Dict[asyncio.Task[Any], AttemptPlan] = {}  # every attempt not yet reported
     running: Dict[int, asyncio.Task[Any]] = {}
+    cancelled: Set[asyncio.Task[Any]] = set()  # every task cancelled (aborted, or a race lost): never twice
     finished: List[asyncio.Task[Any]] = []
     waiter: List[Optional[asyncio.Future[None]]] = [None]
 
@@ -60,8 +65,10 @@ async def run_concurrently(
                 aborted = running.pop(action.attempt, None)
                 if aborted is not None:
                     aborted.cancel()
+                    cancelled.add(aborted)
             elif isinstance(action, Ending):
-                return action
+                ending = action
+                break
             elif isinstance(action, Sleep):  # until then, or until an attempt ends
                 delay = action.until_ms / 1000.0 - run.clock()
                 if not finished and delay > 0:
@@ -70,11 +77,39 @@ async def run_concurrently(
                     _report(run, finished.pop(0), plans, running)
     except BaseException:  # the caller's cancellation, or an invalid request raised again: the operation ends
         _cancel(run)
+        if plans:  # a cancellation meanwhile, or an error disposing: the error being handled propagates
+            await _finish(run, plans, cancelled, failing=True)
         raise
-    finally:
-        for task in plans:  # not reported: cancel the running, dispose of what the finished returned
-            task.cancel()
-            task.add_done_callback(lambda done: _dispose(run, done))
+    if plans and await _finish(run, plans, cancelled, failing=False):  # cancelled while the attempts unwound
+        raise asyncio.CancelledError
+    return ending
+
+
+async def _finish(
+    run: Run, plans: Dict[asyncio.Task[Any], AttemptPlan], cancelled: Set[asyncio.Task[Any]], failing: bool
+) -> bool:
+    """Cancels the attempt tasks not reported that still run (once each), waits until every one has finished, and
+    disposes of what they returned; True when the caller's task was cancelled meanwhile (it waits on regardless, as
+    a TaskGroup does, so that nothing is left behind). The first error an ``on_discard`` raises is raised after every
+    value is disposed of, unless the operation is ``failing`` (its error is the one raised)."""
+    caller_cancelled = False
+    pending = {task for task in plans if not task.done()}
+    for task in pending - cancelled:
+        task.cancel()
+    while pending:
+        try:
+            _, pending = await asyncio.wait(pending)
+        except asyncio.CancelledError:
+            caller_cancelled = True
+    first: Optional[Exception] = None
+    for task in plans:
+        try:
+            _dispose(run, task)
+        except Exception as error:
+            first = first or error
+    if first is not None and not failing and not caller_cancelled:
+        raise first
+    return caller_cancelled
 
 
 async def _wake(loop: asyncio.AbstractEventLoop, waiter: List[Optional[asyncio.Future[None]]], delay: float) -> None:
@@ -131,6 +166,7 @@ def _cancel(run: Run) -> None:
 
 
 def _dispose(run: Run, task: asyncio.Task[Any]) -> None:
+    """Disposes of what an attempt not reported returned (an error it raised is dropped, retrieved)."""
     if not task.cancelled() and task.exception() is None:
         run.dispose(task.result())
 

@@ -1,0 +1,175 @@
+"""The asyncio helpers as a service uses them: every attempt task finished before the call returns or raises (each
+cancelled once), what ends an operation at once, what is async, a sleep that does not wait, and no asyncio loop."""
+
+import asyncio
+import gc
+import sys
+import warnings
+from typing import Any, Awaitable, Callable, List, Optional
+from unittest.mock import AsyncMock
+
+import httpx
+import pytest
+from fake_clock import FakeClock
+
+import retryplan
+from retryplan import ArgumentTypeError, GaveUpError, GiveUpReason, Policy, Stats, UnsupportedError
+from retryplan.httpx import AsyncRetryTransport
+
+# The hedge starts 20 ms after the first attempt (the only real wait here) and wins; the first attempt loses.
+HEDGE = Policy(
+    max_attempts=2,
+    total_timeout_ms=5000,
+    attempt_timeout={"fixed_ms": 2000},
+    jitter={"kind": "none"},
+    hedging={"delay_ms": 20, "max_hedged_attempts": 1},
+)
+QUICK = Policy(max_attempts=3, total_timeout_ms=5000, jitter={"kind": "none"}, backoff={"base_ms": 1, "cap_ms": 1})
+CLEANUP_TURNS = 5  # the event loop turns an attempt's cleanup takes (closing a connection, a rollback)
+
+
+async def hang_then_clean_up(log: List[str], number: int, until: Optional[asyncio.Event] = None) -> None:
+    """Waits until cancelled, then cleans up over several loop turns (after ``until`` is set, if given), noting each
+    step (and a second cancel)."""
+    try:
+        await asyncio.sleep(10)
+    except asyncio.CancelledError:
+        log.append(f"{number} cancelled")
+        try:
+            if until is not None:
+                await until.wait()
+            for _ in range(CLEANUP_TURNS):
+                await asyncio.sleep(0)
+            log.append(f"{number} cleaned up")
+        except asyncio.CancelledError:
+            log.append(f"{number} cleanup cancelled again")
+        raise
+
+
+def hedged_call(log: List[str], stats: Optional[Stats] = None, hedge_waits: bool = False) -> Callable[[], Any]:
+    """``@retry(HEDGE)``: attempt 1 hangs (and cleans up when cancelled); the hedge returns, or also hangs."""
+
+    @retryplan.retry(HEDGE, seed=1, stats=stats)
+    async def fetch() -> str:
+        attempt = retryplan.current_attempt()
+        assert attempt is not None
+        if attempt.attempt == 1 or hedge_waits:
+            await hang_then_clean_up(log, attempt.attempt)
+        return f"attempt {attempt.attempt}"
+
+    return fetch
+
+
+def others() -> List["asyncio.Task[Any]"]:
+    return [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+
+
+def test_a_losing_attempt_is_cancelled_once_and_has_cleaned_up_when_the_call_returns() -> None:
+    # It was cancelled when it lost, then again when the call returned (its cleanup cut short), and was left
+    # running: "Task was destroyed but it is pending" once the loop closed.
+    log: List[str] = []
+    fetch = hedged_call(log)
+
+    async def main() -> List[str]:
+        assert await fetch() == "attempt 2"
+        seen = list(log)
+        assert others() == []
+        return seen
+
+    assert asyncio.run(main()) == ["1 cancelled", "1 cleaned up"]
+
+
+def test_an_attempt_cut_at_its_abort_time_is_cancelled_once() -> None:
+    policy = Policy(max_attempts=2, total_timeout_ms=2000, attempt_timeout={"fixed_ms": 100}, jitter={"kind": "none"})
+    log: List[str] = []
+    next_one_returns = asyncio.Event()
+
+    @retryplan.retry(policy, seed=1)
+    async def op() -> int:
+        attempt = retryplan.current_attempt()
+        assert attempt is not None
+        if attempt.attempt == 1:  # cut at 100 ms; its cleanup still runs when the next one returns
+            await hang_then_clean_up(log, 1, until=next_one_returns)
+        next_one_returns.set()
+        return attempt.attempt
+
+    async def main() -> List[str]:
+        assert await op() == 2
+        assert others() == []
+        return list(log)
+
+    assert asyncio.run(main()) == ["1 cancelled", "1 cleaned up"]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="asyncio.timeout is 3.11+")
+def test_the_callers_timeout_raises_timeout_error_once_every_attempt_has_cleaned_up() -> None:
+    log: List[str] = []
+    stats = Stats()
+    fetch = hedged_call(log, stats, hedge_waits=True)
+
+    async def main() -> None:
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.03):  # both attempts running (the hedge started at 20 ms)
+                await fetch()
+        assert sorted(log) == ["1 cancelled", "1 cleaned up", "2 cancelled", "2 cleaned up"]
+        assert others() == []
+        task = asyncio.current_task()
+        assert task is not None and task.cancelling() == 0  # asyncio.timeout's own cancel, taken back
+
+    asyncio.run(main())
+    assert stats.gave_up[GiveUpReason.CANCELLED] == 1
+
+
+def test_wait_for_raises_timeout_once_every_attempt_has_cleaned_up() -> None:
+    log: List[str] = []
+    fetch = hedged_call(log, hedge_waits=True)
+
+    async def main() -> None:
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(fetch(), 0.03)
+        assert sorted(log) == ["1 cancelled", "1 cleaned up", "2 cancelled", "2 cleaned up"]
+        assert others() == []
+
+    asyncio.run(main())
+
+
+async def cancel_twice(task: "asyncio.Task[Any]", log: List[str], after: Optional[str] = None) -> None:
+    """Cancels ``task`` (once ``after`` is logged), and again while the attempts clean up."""
+    while after is not None and after not in log:
+        await asyncio.sleep(0)  # turn by turn: the cleanup takes a few
+    task.cancel()
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    task.cancel()  # while the cleanup runs: waited through, as a TaskGroup does
+
+
+def test_a_second_cancellation_while_the_attempts_unwind_is_waited_through_and_propagates() -> None:
+    log: List[str] = []
+    fetch = hedged_call(log, hedge_waits=True)
+
+    async def main() -> None:
+        task = asyncio.ensure_future(fetch())
+        await asyncio.sleep(0.025)  # both attempts running
+        canceller = asyncio.ensure_future(cancel_twice(task, log))
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await canceller
+        assert sorted(log) == ["1 cancelled", "1 cleaned up", "2 cancelled", "2 cleaned up"]
+        assert others() == []
+
+    asyncio.run(main())
+
+
+def test_a_caller_cancelled_while_the_loser_cleans_up_gets_its_cancellation_not_the_value() -> None:
+    log: List[str] = []
+    fetch = hedged_call(log)
+
+    async def main() -> None:
+        task = asyncio.ensure_future(fetch())
+        canceller = asyncio.ensure_future(cancel_twice(task, log, after="1 cancelled"))
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await canceller
+        assert log == ["1 cancelled", "1 cleaned up"]
+
+    asyncio.run(main())
