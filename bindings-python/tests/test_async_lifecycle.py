@@ -173,3 +173,28 @@ def test_a_caller_cancelled_while_the_loser_cleans_up_gets_its_cancellation_not_
         assert log == ["1 cancelled", "1 cleaned up"]
 
     asyncio.run(main())
+
+
+class MyBase(BaseException):
+    """A BaseException of the application's, not an Exception: the caller gave up."""
+
+
+@pytest.mark.parametrize("error", [MyBase("stop"), GeneratorExit()], ids=["own BaseException", "GeneratorExit"])
+def test_a_base_exception_not_an_exception_ends_the_operation_and_is_raised_unchanged(error: BaseException) -> None:
+    # It was retried as an unknown error (three attempts, GaveUpError), where every other helper ends the
+    # operation (cancelled) and raises it after one attempt.
+    stats = Stats()
+    calls = []
+
+    @retryplan.retry(QUICK, seed=1, stats=stats)
+    async def op() -> None:
+        calls.append(1)
+        raise error
+
+    async def main() -> None:
+        with pytest.raises(type(error)) as raised:
+            await op()
+        assert raised.value is error
+
+    asyncio.run(main())
+    assert calls == [1] and stats.gave_up[GiveUpReason.CANCELLED] == 1

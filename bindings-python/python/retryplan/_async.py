@@ -7,7 +7,8 @@ its abort time is cancelled (the driver counts it ``timed_out``), so are the
 losers of a race, and whatever a discarded attempt returned is disposed of.
 Cancelling the caller's task ends the operation (``cancelled``), cancels every
 attempt and propagates; so does an attempt that cancels itself (raises
-``CancelledError`` of its own): a cancellation is never retried. As a TaskGroup, it cancels each task once
+``CancelledError`` of its own) or raises a ``BaseException`` that is not an
+``Exception``: it is never retried. As a TaskGroup, it cancels each task once
 and returns or raises only once every task it started has finished (the next
 attempt keeps the driver's schedule: it does not wait for a cancelled one to
 unwind).
@@ -141,6 +142,8 @@ def _report(run: Run, task: asyncio.Task[Any], plans: Dict[Any, AttemptPlan], ru
             return  # aborted: the driver has counted it already
         task.result()  # it cancelled itself: its CancelledError ends the operation and propagates, never retried
     error = task.exception()
+    if error is not None and not isinstance(error, Exception):
+        task.result()  # GeneratorExit, a BaseException of the application's: the caller gave up, never retried
     run.settle(plan, None if error is not None else task.result(), error)
 
 
