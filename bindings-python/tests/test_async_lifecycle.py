@@ -198,3 +198,49 @@ def test_a_base_exception_not_an_exception_ends_the_operation_and_is_raised_unch
 
     asyncio.run(main())
     assert calls == [1] and stats.gave_up[GiveUpReason.CANCELLED] == 1
+
+
+def test_an_object_with_an_async_call_is_retried_as_an_async_def() -> None:
+    clock = FakeClock()
+
+    async def sleep(seconds: float) -> None:
+        clock.sleep(seconds)
+
+    class Client:
+        calls = 0
+
+        async def __call__(self, x: int) -> int:
+            self.calls += 1
+            raise ConnectionRefusedError()
+
+    client = Client()
+    wrapped = retryplan.retry(QUICK, seed=1, clock=clock, sleep=sleep)(client)
+    assert asyncio.iscoroutinefunction(wrapped)
+    with pytest.raises(GaveUpError):
+        asyncio.run(wrapped(1))
+    assert client.calls == 3
+
+
+def test_a_plain_function_returning_a_coroutine_is_refused_and_the_coroutine_closed() -> None:
+    # The sync loop took the coroutine for the value: nothing it raised was ever retried.
+    ran: List[int] = []
+    made: List[Any] = []
+
+    async def fetch() -> None:
+        ran.append(1)
+        raise ConnectionRefusedError()
+
+    def wrapper() -> Awaitable[None]:
+        coroutine = fetch()
+        made.append(coroutine)
+        return coroutine
+
+    op = retryplan.retry(QUICK, seed=1)(wrapper)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ArgumentTypeError, match="returned a coroutine") as raised:
+            op()
+        del made[:]
+        gc.collect()
+    assert raised.value.field == "fn" and "async def" in raised.value.rule
+    assert ran == [] and not [w for w in caught if "never awaited" in str(w.message)]
