@@ -244,3 +244,29 @@ def test_a_plain_function_returning_a_coroutine_is_refused_and_the_coroutine_clo
         gc.collect()
     assert raised.value.field == "fn" and "async def" in raised.value.rule
     assert ran == [] and not [w for w in caught if "never awaited" in str(w.message)]
+
+
+def test_an_async_sleep_that_does_not_wait_is_awaited_once_per_wait_without_spinning() -> None:
+    # It was called again and again (tens of thousands of times, blocking the loop) until the real clock reached
+    # the wake time; now the rest of the wait is the loop's timer. A fake sleep needs a clock that moves with it.
+    policy = Policy(max_attempts=3, total_timeout_ms=5000, jitter={"kind": "none"}, backoff={"base_ms": 5, "cap_ms": 5})
+    sleep = AsyncMock()
+
+    @retryplan.retry(policy, seed=1, sleep=sleep)
+    async def op() -> None:
+        raise ConnectionRefusedError()
+
+    with pytest.raises(GaveUpError):
+        asyncio.run(op())
+    assert sleep.await_count == 2
+
+    loop_sleep = AsyncMock()
+
+    async def loop() -> None:
+        async for attempt in retryplan.async_attempts(policy, seed=1, sleep=loop_sleep):
+            async with attempt:
+                raise ConnectionRefusedError()
+
+    with pytest.raises(GaveUpError):
+        asyncio.run(loop())
+    assert loop_sleep.await_count == 2

@@ -11,7 +11,8 @@ attempt and propagates; so does an attempt that cancels itself (raises
 ``Exception``: it is never retried. As a TaskGroup, it cancels each task once
 and returns or raises only once every task it started has finished (the next
 attempt keeps the driver's schedule: it does not wait for a cancelled one to
-unwind).
+unwind). An async ``sleep=`` that returns before the clock reaches the wake
+time (a fake) is awaited once per wait; the rest is waited on the loop's timer.
 
 ``async_attempts()`` runs its attempts in the caller's task, so one at a
 time, like ``attempts()``; ``async with attempt:`` cancels the block at the
@@ -56,6 +57,7 @@ async def run_concurrently(
             waiter[0].set_result(None)
 
     try:
+        slept_until = None  # the wake time the caller's sleep was last called for
         while True:
             action = run.poll()
             if isinstance(action, AttemptPlan):
@@ -73,7 +75,11 @@ async def run_concurrently(
             elif isinstance(action, Sleep):  # until then, or until an attempt ends
                 delay = action.until_ms / 1000.0 - run.clock()
                 if not finished and delay > 0:
-                    await (_slept(sleep(delay)) if sleep is not None and not running else _wake(loop, waiter, delay))
+                    if sleep is not None and not running and action.until_ms != slept_until:
+                        slept_until = action.until_ms
+                        await _slept(sleep(delay))
+                    else:  # what a sleep that returned early left (a fake one: its clock did not move) waits here
+                        await _wake(loop, waiter, delay)
                 while finished:
                     _report(run, finished.pop(0), plans, running)
     except BaseException:  # the caller's cancellation, or an invalid request raised again: the operation ends
@@ -212,13 +218,15 @@ class AsyncAttempts:
     async def __anext__(self) -> Attempt:
         attempts = self._attempts
         step = attempts.step(True)
+        sleep: Sleeper = self._sleep
         while isinstance(step, float):
             if step > 0:
                 try:
-                    await _slept(self._sleep(step))
+                    await _slept(sleep(step))
                 except BaseException:
                     _cancel(attempts.run)
                     raise
+                sleep = asyncio.sleep  # what a sleep that returned early left (a fake one: its clock did not move)
             step = attempts.step(False)
         if step is None:
             raise StopAsyncIteration
