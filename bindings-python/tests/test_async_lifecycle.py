@@ -270,3 +270,45 @@ def test_an_async_sleep_that_does_not_wait_is_awaited_once_per_wait_without_spin
     with pytest.raises(GaveUpError):
         asyncio.run(loop())
     assert loop_sleep.await_count == 2
+
+
+def refused_for_want_of_an_asyncio_loop(awaitable: Awaitable[Any]) -> UnsupportedError:
+    """Steps ``awaitable`` with no event loop running (as under trio): it must refuse at once."""
+    coroutine: Any = awaitable.__await__() if not hasattr(awaitable, "send") else awaitable
+    with pytest.raises(UnsupportedError) as raised:
+        coroutine.send(None)
+    assert raised.value.field == "event_loop" and "asyncio" in raised.value.rule and "trio" in raised.value.rule
+    return raised.value
+
+
+def test_without_an_asyncio_loop_the_async_helpers_refuse_naming_the_limitation() -> None:
+    # Under trio they failed deep inside asyncio: "RuntimeError: no running event loop".
+    stats = Stats()
+
+    @retryplan.retry(QUICK, seed=1, stats=stats)
+    async def op() -> int:
+        return 1
+
+    refused_for_want_of_an_asyncio_loop(op())
+    refused_for_want_of_an_asyncio_loop(retryplan.async_attempts(QUICK, stats=stats).__anext__())
+    transport = AsyncRetryTransport(httpx.MockTransport(lambda request: httpx.Response(200)), policy=QUICK, stats=stats)
+    refused_for_want_of_an_asyncio_loop(transport.handle_async_request(httpx.Request("GET", "http://test/")))
+    assert stats.attempts == 0 and stats.succeeded == 0  # refused before any operation started
+
+
+def test_under_trio_the_async_helpers_refuse_naming_the_limitation() -> None:
+    trio = pytest.importorskip("trio")  # not a test requirement: checked where it is installed
+
+    @retryplan.retry(QUICK, seed=1)
+    async def op() -> int:
+        return 1
+
+    async def main() -> None:
+        with pytest.raises(UnsupportedError, match="trio"):
+            await op()
+        with pytest.raises(UnsupportedError, match="trio"):
+            async for attempt in retryplan.async_attempts(QUICK):
+                async with attempt:
+                    pass
+
+    trio.run(main)

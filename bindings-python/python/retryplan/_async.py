@@ -17,6 +17,9 @@ time (a fake) is awaited once per wait; the rest is waited on the loop's timer.
 ``async_attempts()`` runs its attempts in the caller's task, so one at a
 time, like ``attempts()``; ``async with attempt:`` cancels the block at the
 attempt's abort time.
+
+Every helper here needs a running asyncio loop (``running_loop``): under trio
+each refuses before starting the operation.
 """
 
 from __future__ import annotations
@@ -39,12 +42,27 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["AsyncAttempts", "async_attempts"]
 
 
+def running_loop() -> asyncio.AbstractEventLoop:
+    """The running asyncio event loop, or UnsupportedError (field ``event_loop``) naming the limitation: the async
+    helpers run their attempts and timers on asyncio, so under trio (or anyio's trio backend) they cannot run."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        from ._errors import UnsupportedError
+
+        rule = (
+            "the async helpers run on asyncio and need its running event loop (asyncio.run, or anyio's asyncio"
+            " backend); trio and anyio's trio backend are not supported (run a sync helper in a worker thread there)"
+        )
+        raise UnsupportedError(f"`event_loop` cannot run here: {rule}", field="event_loop", rule=rule) from None
+
+
 async def run_concurrently(
     run: Run, start: Callable[[Attempt], Awaitable[Any]], sleep: Optional[Sleeper] = None
 ) -> Ending:
     """Runs the operation with its attempts as tasks (``start(attempt)``); returns the ending once every attempt
     task it started has finished (as a TaskGroup: each task cancelled once, then awaited)."""
-    loop = asyncio.get_running_loop()
+    loop = running_loop()
     plans: Dict[asyncio.Task[Any], AttemptPlan] = {}  # every attempt not yet reported
     running: Dict[int, asyncio.Task[Any]] = {}
     cancelled: Set[asyncio.Task[Any]] = set()  # every task cancelled (aborted, or a race lost): never twice
@@ -186,6 +204,7 @@ def wrap_coroutine_function(
     """The coroutine side of ``@retry``: each attempt a task, hedges included."""
 
     async def call(*args: Any, **kwargs: Any) -> Any:
+        running_loop()  # before the operation starts: under trio, nothing is started
         run = config.run()
         return run.end(await run_concurrently(run, lambda attempt: fn(*args, **kwargs), sleep))
 
@@ -216,6 +235,7 @@ class AsyncAttempts:
         return self
 
     async def __anext__(self) -> Attempt:
+        running_loop()
         attempts = self._attempts
         step = attempts.step(True)
         sleep: Sleeper = self._sleep
@@ -235,6 +255,7 @@ class AsyncAttempts:
 
 async def enter(attempt: Attempt) -> Attempt:
     """``async with attempt:``: the block is cancelled at the attempt's abort time."""
+    running_loop()
     attempt.timer = timer = attempt_timeout(attempt.remaining())
     await timer.__aenter__()
     return attempt
