@@ -312,3 +312,19 @@ def test_under_trio_the_async_helpers_refuse_naming_the_limitation() -> None:
                     pass
 
     trio.run(main)
+
+
+def test_current_attempt_inside_async_with_attempt_is_that_attempt() -> None:
+    async def main() -> List[Optional[int]]:
+        seen: List[Optional[int]] = []
+        async for attempt in retryplan.async_attempts(QUICK, seed=1):
+            async with attempt:
+                current = retryplan.current_attempt()
+                seen.append(None if current is None else current.attempt)
+                assert current is attempt
+                if attempt.attempt == 1:
+                    raise ConnectionRefusedError()
+            seen.append(None if retryplan.current_attempt() is None else 0)
+        return seen
+
+    assert asyncio.run(main()) == [1, None, 2, None]

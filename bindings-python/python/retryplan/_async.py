@@ -16,7 +16,7 @@ time (a fake) is awaited once per wait; the rest is waited on the loop's timer.
 
 ``async_attempts()`` runs its attempts in the caller's task, so one at a
 time, like ``attempts()``; ``async with attempt:`` cancels the block at the
-attempt's abort time.
+attempt's abort time, and sets ``current_attempt()`` inside it.
 
 Every helper here needs a running asyncio loop (``running_loop``): under trio
 each refuses before starting the operation.
@@ -254,17 +254,20 @@ class AsyncAttempts:
 
 
 async def enter(attempt: Attempt) -> Attempt:
-    """``async with attempt:``: the block is cancelled at the attempt's abort time."""
+    """``async with attempt:``: the block is cancelled at the attempt's abort time; ``current_attempt()`` inside it
+    is this attempt."""
     running_loop()
-    attempt.timer = timer = attempt_timeout(attempt.remaining())
+    timer = attempt_timeout(attempt.remaining())
     await timer.__aenter__()
+    attempt.timer = (timer, CURRENT.set(attempt))
     return attempt
 
 
 async def leave(attempt: Attempt, exc_type: Any, exc: Optional[BaseException], tb: Any) -> bool:
     """Leaving ``async with attempt:``: a block cut at its abort time has timed out (the driver counts it
     itself); otherwise as ``with attempt:``."""
-    timer, attempt.timer = attempt.timer, None
+    (timer, token), attempt.timer = attempt.timer, None
+    CURRENT.reset(token)
     try:
         await timer.__aexit__(exc_type, exc, tb)
     except TimeoutError:
