@@ -46,10 +46,15 @@ async def hang_then_clean_up(log: List[str], number: int, until: Optional[asynci
         raise
 
 
-def hedged_call(log: List[str], stats: Optional[Stats] = None, hedge_waits: bool = False) -> Callable[[], Any]:
+def hedged_call(
+    log: List[str],
+    stats: Optional[Stats] = None,
+    hedge_waits: bool = False,
+    on_discard: Optional[Callable[[Any], Any]] = None,
+) -> Callable[[], Any]:
     """``@retry(HEDGE)``: attempt 1 hangs (and cleans up when cancelled); the hedge returns, or also hangs."""
 
-    @retryplan.retry(HEDGE, seed=1, stats=stats)
+    @retryplan.retry(HEDGE, seed=1, stats=stats, on_discard=on_discard)
     async def fetch() -> str:
         attempt = retryplan.current_attempt()
         assert attempt is not None
@@ -161,8 +166,10 @@ def test_a_second_cancellation_while_the_attempts_unwind_is_waited_through_and_p
 
 
 def test_a_caller_cancelled_while_the_loser_cleans_up_gets_its_cancellation_not_the_value() -> None:
+    # The winner's value, which the caller will not get, is disposed of as a loser's (a response closed).
     log: List[str] = []
-    fetch = hedged_call(log)
+    dropped: List[Any] = []
+    fetch = hedged_call(log, on_discard=dropped.append)
 
     async def main() -> None:
         task = asyncio.ensure_future(fetch())
@@ -170,7 +177,7 @@ def test_a_caller_cancelled_while_the_loser_cleans_up_gets_its_cancellation_not_
         with pytest.raises(asyncio.CancelledError):
             await task
         await canceller
-        assert log == ["1 cancelled", "1 cleaned up"]
+        assert log == ["1 cancelled", "1 cleaned up"] and dropped == ["attempt 2"]
 
     asyncio.run(main())
 

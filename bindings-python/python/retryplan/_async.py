@@ -106,6 +106,7 @@ async def run_concurrently(
             await _finish(run, plans, cancelled, failing=True)
         raise
     if plans and await _finish(run, plans, cancelled, failing=False):  # cancelled while the attempts unwound
+        _drop(run, ending)
         raise asyncio.CancelledError
     return ending
 
@@ -190,6 +191,20 @@ def _cancel(run: Run) -> None:
         run.cancel()
     except Exception:
         pass
+
+
+def _drop(run: Run, ending: Ending) -> None:
+    """Disposes of the value ``ending`` holds (the winner's, or the last one a typed ending carries): the caller,
+    cancelled while the other attempts unwound, gets its cancellation instead."""
+    try:
+        value = run.end(ending)
+    except Exception as failed:
+        value = getattr(failed, "last_value", None)
+    if value is not None:
+        try:
+            run.dispose(value)
+        except Exception:  # the cancellation is what is raised
+            pass
 
 
 def _dispose(run: Run, task: asyncio.Task[Any]) -> None:
