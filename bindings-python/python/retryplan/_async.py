@@ -7,11 +7,19 @@ its abort time is cancelled (the driver counts it ``timed_out``), so are the
 losers of a race, and whatever a discarded attempt returned is disposed of.
 Cancelling the caller's task ends the operation (``cancelled``), cancels every
 attempt and propagates; so does an attempt that cancels itself (raises
-``CancelledError`` of its own): a cancellation is never retried.
+``CancelledError`` of its own) or raises a ``BaseException`` that is not an
+``Exception``: it is never retried. As a TaskGroup, it cancels each task once
+and returns or raises only once every task it started has finished (the next
+attempt keeps the driver's schedule: it does not wait for a cancelled one to
+unwind). An async ``sleep=`` that returns before the clock reaches the wake
+time (a fake) is awaited once per wait; the rest is waited on the loop's timer.
 
 ``async_attempts()`` runs its attempts in the caller's task, so one at a
 time, like ``attempts()``; ``async with attempt:`` cancels the block at the
-attempt's abort time.
+attempt's abort time, and sets ``current_attempt()`` inside it.
+
+Every helper here needs a running asyncio loop (``running_loop``): under trio
+each refuses before starting the operation.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from ._run import ASYNC_SLEEP, CURRENT, Config, loop_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Awaitable, Callable, Dict, List, Optional
+    from typing import Any, Awaitable, Callable, Dict, List, Optional, Set
 
     from ._native import Driver, Policy
     from ._run import LoopOptions, Unpack
@@ -34,13 +42,30 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["AsyncAttempts", "async_attempts"]
 
 
+def running_loop() -> asyncio.AbstractEventLoop:
+    """The running asyncio event loop, or UnsupportedError (field ``event_loop``) naming the limitation: the async
+    helpers run their attempts and timers on asyncio, so under trio (or anyio's trio backend) they cannot run."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        from ._errors import UnsupportedError
+
+        rule = (
+            "the async helpers run on asyncio and need its running event loop (asyncio.run, or anyio's asyncio"
+            " backend); trio and anyio's trio backend are not supported (run a sync helper in a worker thread there)"
+        )
+        raise UnsupportedError(f"`event_loop` cannot run here: {rule}", field="event_loop", rule=rule) from None
+
+
 async def run_concurrently(
     run: Run, start: Callable[[Attempt], Awaitable[Any]], sleep: Optional[Sleeper] = None
 ) -> Ending:
-    """Runs the operation with its attempts as tasks (``start(attempt)``); returns the ending."""
-    loop = asyncio.get_running_loop()
+    """Runs the operation with its attempts as tasks (``start(attempt)``); returns the ending once every attempt
+    task it started has finished (as a TaskGroup: each task cancelled once, then awaited)."""
+    loop = running_loop()
     plans: Dict[asyncio.Task[Any], AttemptPlan] = {}  # every attempt not yet reported
     running: Dict[int, asyncio.Task[Any]] = {}
+    cancelled: Set[asyncio.Task[Any]] = set()  # every task cancelled (aborted, or a race lost): never twice
     finished: List[asyncio.Task[Any]] = []
     waiter: List[Optional[asyncio.Future[None]]] = [None]
 
@@ -50,6 +75,7 @@ async def run_concurrently(
             waiter[0].set_result(None)
 
     try:
+        slept_until = None  # the wake time the caller's sleep was last called for
         while True:
             action = run.poll()
             if isinstance(action, AttemptPlan):
@@ -60,21 +86,56 @@ async def run_concurrently(
                 aborted = running.pop(action.attempt, None)
                 if aborted is not None:
                     aborted.cancel()
+                    cancelled.add(aborted)
             elif isinstance(action, Ending):
-                return action
+                ending = action
+                break
             elif isinstance(action, Sleep):  # until then, or until an attempt ends
                 delay = action.until_ms / 1000.0 - run.clock()
                 if not finished and delay > 0:
-                    await (_slept(sleep(delay)) if sleep is not None and not running else _wake(loop, waiter, delay))
+                    if sleep is not None and not running and action.until_ms != slept_until:
+                        slept_until = action.until_ms
+                        await _slept(sleep(delay))
+                    else:  # what a sleep that returned early left (a fake one: its clock did not move) waits here
+                        await _wake(loop, waiter, delay)
                 while finished:
                     _report(run, finished.pop(0), plans, running)
     except BaseException:  # the caller's cancellation, or an invalid request raised again: the operation ends
         _cancel(run)
+        if plans:  # a cancellation meanwhile, or an error disposing: the error being handled propagates
+            await _finish(run, plans, cancelled, failing=True)
         raise
-    finally:
-        for task in plans:  # not reported: cancel the running, dispose of what the finished returned
-            task.cancel()
-            task.add_done_callback(lambda done: _dispose(run, done))
+    if plans and await _finish(run, plans, cancelled, failing=False):  # cancelled while the attempts unwound
+        _drop(run, ending)
+        raise asyncio.CancelledError
+    return ending
+
+
+async def _finish(
+    run: Run, plans: Dict[asyncio.Task[Any], AttemptPlan], cancelled: Set[asyncio.Task[Any]], failing: bool
+) -> bool:
+    """Cancels the attempt tasks not reported that still run (once each), waits until every one has finished, and
+    disposes of what they returned; True when the caller's task was cancelled meanwhile (it waits on regardless, as
+    a TaskGroup does, so that nothing is left behind). The first error an ``on_discard`` raises is raised after every
+    value is disposed of, unless the operation is ``failing`` (its error is the one raised)."""
+    caller_cancelled = False
+    pending = {task for task in plans if not task.done()}
+    for task in pending - cancelled:
+        task.cancel()
+    while pending:
+        try:
+            _, pending = await asyncio.wait(pending)
+        except asyncio.CancelledError:
+            caller_cancelled = True
+    first: Optional[Exception] = None
+    for task in plans:
+        try:
+            _dispose(run, task)
+        except Exception as error:
+            first = first or error
+    if first is not None and not failing and not caller_cancelled:
+        raise first
+    return caller_cancelled
 
 
 async def _wake(loop: asyncio.AbstractEventLoop, waiter: List[Optional[asyncio.Future[None]]], delay: float) -> None:
@@ -106,6 +167,8 @@ def _report(run: Run, task: asyncio.Task[Any], plans: Dict[Any, AttemptPlan], ru
             return  # aborted: the driver has counted it already
         task.result()  # it cancelled itself: its CancelledError ends the operation and propagates, never retried
     error = task.exception()
+    if error is not None and not isinstance(error, Exception):
+        task.result()  # GeneratorExit, a BaseException of the application's: the caller gave up, never retried
     run.settle(plan, None if error is not None else task.result(), error)
 
 
@@ -130,7 +193,22 @@ def _cancel(run: Run) -> None:
         pass
 
 
+def _drop(run: Run, ending: Ending) -> None:
+    """Disposes of the value ``ending`` holds (the winner's, or the last one a typed ending carries): the caller,
+    cancelled while the other attempts unwound, gets its cancellation instead."""
+    try:
+        value = run.end(ending)
+    except Exception as failed:
+        value = getattr(failed, "last_value", None)
+    if value is not None:
+        try:
+            run.dispose(value)
+        except Exception:  # the cancellation is what is raised
+            pass
+
+
 def _dispose(run: Run, task: asyncio.Task[Any]) -> None:
+    """Disposes of what an attempt not reported returned (an error it raised is dropped, retrieved)."""
     if not task.cancelled() and task.exception() is None:
         run.dispose(task.result())
 
@@ -141,6 +219,7 @@ def wrap_coroutine_function(
     """The coroutine side of ``@retry``: each attempt a task, hedges included."""
 
     async def call(*args: Any, **kwargs: Any) -> Any:
+        running_loop()  # before the operation starts: under trio, nothing is started
         run = config.run()
         return run.end(await run_concurrently(run, lambda attempt: fn(*args, **kwargs), sleep))
 
@@ -171,15 +250,18 @@ class AsyncAttempts:
         return self
 
     async def __anext__(self) -> Attempt:
+        running_loop()
         attempts = self._attempts
         step = attempts.step(True)
+        sleep: Sleeper = self._sleep
         while isinstance(step, float):
             if step > 0:
                 try:
-                    await _slept(self._sleep(step))
+                    await _slept(sleep(step))
                 except BaseException:
                     _cancel(attempts.run)
                     raise
+                sleep = asyncio.sleep  # what a sleep that returned early left (a fake one: its clock did not move)
             step = attempts.step(False)
         if step is None:
             raise StopAsyncIteration
@@ -187,16 +269,20 @@ class AsyncAttempts:
 
 
 async def enter(attempt: Attempt) -> Attempt:
-    """``async with attempt:``: the block is cancelled at the attempt's abort time."""
-    attempt.timer = timer = attempt_timeout(attempt.remaining())
+    """``async with attempt:``: the block is cancelled at the attempt's abort time; ``current_attempt()`` inside it
+    is this attempt."""
+    running_loop()
+    timer = attempt_timeout(attempt.remaining())
     await timer.__aenter__()
+    attempt.timer = (timer, CURRENT.set(attempt))
     return attempt
 
 
 async def leave(attempt: Attempt, exc_type: Any, exc: Optional[BaseException], tb: Any) -> bool:
     """Leaving ``async with attempt:``: a block cut at its abort time has timed out (the driver counts it
     itself); otherwise as ``with attempt:``."""
-    timer, attempt.timer = attempt.timer, None
+    (timer, token), attempt.timer = attempt.timer, None
+    CURRENT.reset(token)
     try:
         await timer.__aexit__(exc_type, exc, tb)
     except TimeoutError:

@@ -60,8 +60,9 @@ def retry(
     ``on_decision(event)`` sees every decision; ``stats`` counts them.
 
     A plain function runs one attempt at a time (see the module doc);
-    ``async def`` attempts run as tasks, cancelled at their abort time, and
-    a hedging policy hedges. ``outcome_of_exception`` is the deprecated name
+    ``async def`` attempts (or an object's ``async def __call__``) run as
+    tasks, cancelled at their abort time, and a hedging policy hedges; a
+    plain function that returns a coroutine is refused when called. ``outcome_of_exception`` is the deprecated name
     of ``outcome_of_error``. The options are checked here, the function when
     decorated: a generator function is refused (its call returns the generator
     at once, so no error it raises would ever reach the retry).
@@ -102,7 +103,7 @@ def retry(
             )
             _refuse_function("fn", rule, fn)
         label = name or _operation_name(fn)
-        is_async = _is_coroutine_function(fn)
+        is_async = _is_coroutine_function(fn) or _is_async_callable_object(fn)
         config = configured(
             outcome_of_error=outcome_of_error,
             outcome_of_exception=outcome_of_exception,
@@ -141,6 +142,37 @@ def _is_generator_function(fn: Any) -> bool:
     return code is not None and bool(code.co_flags & 0x220)  # CO_GENERATOR | CO_ASYNC_GENERATOR
 
 
+def _is_async_callable_object(fn: Any) -> bool:
+    """True for an object whose class has an ``async def __call__`` (its call returns a coroutine, as an
+    ``async def``'s does)."""
+    return not hasattr(fn, "__code__") and _is_coroutine_function(type(fn).__call__)
+
+
+async def _a_coroutine() -> None:
+    pass
+
+
+_first = _a_coroutine()
+_COROUTINE = type(_first)  # types.CoroutineType, without importing types
+_first.close()
+del _first
+
+
+def _refuse_coroutine(returned: Any, fn: Any) -> NoReturn:
+    """A plain function returned a coroutine: it is closed (it never ran, and warns of nothing), and its call is
+    refused (ArgumentTypeError naming ``fn``): the sync loop took it for a value, so nothing in it was retried."""
+    returned.close()
+    rule = (
+        "must not return a coroutine from a plain function (the retry would take the coroutine for the value, and"
+        " never see an error it raises); decorate the async def itself, or make the wrapper an async def that"
+        " awaits it"
+    )
+    from ._errors import ArgumentTypeError
+
+    message = f"invalid argument `fn`: {rule}, got {_operation_name(fn)}, a plain function that returned a coroutine"
+    raise ArgumentTypeError(message, field="fn", rule=rule)
+
+
 def _operation_name(fn: Any) -> str:
     """A function's qualified name; ``operation`` for an anonymous one (a lambda), as JS and Kotlin name it."""
     qualname = str(getattr(fn, "__qualname__", "operation"))
@@ -148,10 +180,13 @@ def _operation_name(fn: Any) -> str:
 
 
 def _wrap_function(fn: Callable[..., Any], config: Config, sleep: Callable[[float], Any]) -> Callable[..., Any]:
-    settings, run = config.native, Run.sequential  # the sequential host loop, in the engine
+    settings, run, coroutine = config.native, Run.sequential, _COROUTINE  # the sequential host loop, in the engine
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        return run(settings, fn, args, kwargs, sleep)
+        value = run(settings, fn, args, kwargs, sleep)
+        if type(value) is coroutine:  # one comparison per call: a wrapper returning a coroutine retried nothing
+            _refuse_coroutine(value, fn)
+        return value
 
     return call
 

@@ -435,8 +435,9 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         """Sends ``request`` as one operation: attempts (hedges too), waits and headers as the driver decides."""
         import asyncio
 
-        from ._async import run_concurrently  # asyncio only when the async transport runs
+        from ._async import run_concurrently, running_loop  # asyncio only when the async transport runs
 
+        running_loop()  # before the operation starts: under trio, nothing is started
         run = _start(self.http, request)
         send, body = self.transport.handle_async_request, _Body(request.stream)
         ending = await run_concurrently(
