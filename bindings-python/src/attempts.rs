@@ -12,6 +12,7 @@ use crate::driver::{action_to_py, plan_arg, PyDriver};
 use crate::fault::Res;
 use crate::propagation::{headers_to_py, protocol_arg};
 use crate::run::{outcome_arg, Ctx, Ended, Meaning, Run, Step};
+use crate::sources::shared;
 
 /// One attempt the driver started: its number, timeout and ids.
 ///
@@ -30,11 +31,13 @@ pub(crate) struct Attempt {
     /// The timer of `async with attempt:` (`retryplan._async`).
     #[pyo3(get, set)]
     timer: Option<Py<PyAny>>,
+    /// Inside `with attempt:`, the token that resets `current_attempt()` to what it was before the block.
+    entered: Option<Py<PyAny>>,
 }
 
 impl Attempt {
     pub(crate) fn of(run: &Bound<'_, Run>, inner: AttemptPlan, in_loop: bool) -> Attempt {
-        Attempt { inner, run: run.clone().unbind(), in_loop, reported: false, timer: None }
+        Attempt { inner, run: run.clone().unbind(), in_loop, reported: false, timer: None, entered: None }
     }
 
     /// Marks the attempt reported, or says why it cannot report.
@@ -188,8 +191,11 @@ impl Attempt {
         self.reported = true;
     }
 
-    fn __enter__(slf: Py<Self>) -> Py<Self> {
-        slf
+    /// `with attempt:`: `current_attempt()` inside the block is this attempt.
+    fn __enter__(slf: &Bound<'_, Self>) -> PyResult<Py<Self>> {
+        let token = shared(slf.py())?.enter.bind(slf.py()).call1((slf,))?;
+        slf.borrow_mut().entered = Some(token.unbind());
+        Ok(slf.clone().unbind())
     }
 
     fn __exit__(
@@ -198,6 +204,10 @@ impl Attempt {
         exc: &Bound<'_, PyAny>,
         _traceback: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
+        let entered = slf.borrow_mut().entered.take();
+        if let Some(token) = entered {
+            shared(slf.py())?.leave.bind(slf.py()).call1((token,))?; // current_attempt() as before the block
+        }
         if slf.borrow().reported {
             // Misuse after the report (a second `report`) ends the operation too, and is raised as it is.
             let run = slf.borrow().run.clone_ref(slf.py()).into_bound(slf.py());

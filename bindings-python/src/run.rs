@@ -492,6 +492,14 @@ impl<'a, 'py> Ctx<'a, 'py> {
                 ControlFlow::Break(ending) => return Ok(ending),
             };
             let ended = match attempt.call(args, kwargs) {
+                // A plain function that returned a coroutine: nothing in it ran, and nothing it raises would be
+                // retried; refused (closed) before the driver counts it a success.
+                Ok(value) if value.get_type().is(self.s().shared.coroutine.bind(py)) => {
+                    // `_refuse_coroutine` raises the refusal; the error is what it raised.
+                    Err(self.s().shared.refuse_coroutine.bind(py).call1((value, attempt)).err().unwrap_or_else(|| {
+                        pyo3::exceptions::PyTypeError::new_err("a plain function returned a coroutine")
+                    }))
+                }
                 Ok(value) => self.judged(Some(&value), None),
                 Err(error) if error.is_instance_of::<PyException>(py) => {
                     self.judged(None, Some(error.into_value(py).bind(py).as_any()))

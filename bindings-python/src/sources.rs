@@ -31,6 +31,10 @@ pub(crate) struct Shared {
     /// `retryplan._run.SERVED`: the request being served in this context, whose caller's deadline, key
     /// and retrying layer every helper's operation starts from, and whose answer its ending decides.
     pub(crate) served: Py<PyAny>,
+    /// The type of a coroutine (`retryplan._helpers._COROUTINE`), and `_refuse_coroutine(returned, fn)`, which
+    /// closes one a plain function returned under `@retry` and raises why: the sync loop would take it for a value.
+    pub(crate) coroutine: Py<PyAny>,
+    pub(crate) refuse_coroutine: Py<PyAny>,
     /// `sys.modules`, to see whether the application imported `logging`.
     pub(crate) modules: Py<PyDict>,
     /// An instant and `time.monotonic()` then, in ns: the same clock (CLOCK_MONOTONIC,
@@ -43,6 +47,7 @@ static SHARED: PyOnceLock<Shared> = PyOnceLock::new();
 pub(crate) fn shared(py: Python<'_>) -> PyResult<&'static Shared> {
     SHARED.get_or_try_init(py, || {
         let (failures, helpers) = (py.import("retryplan._failures")?, py.import("retryplan._run")?);
+        let decorators = py.import("retryplan._helpers")?;
         let reading = py.import("time")?.getattr("monotonic")?.call0()?.extract::<f64>()?;
         Ok(Shared {
             known: failures.getattr("_BY_TYPE")?.cast_into::<PyDict>()?.unbind(),
@@ -51,6 +56,8 @@ pub(crate) fn shared(py: Python<'_>) -> PyResult<&'static Shared> {
             enter: helpers.getattr("CURRENT")?.getattr("set")?.unbind(),
             leave: helpers.getattr("CURRENT")?.getattr("reset")?.unbind(),
             served: helpers.getattr("SERVED")?.unbind(),
+            coroutine: decorators.getattr("_COROUTINE")?.unbind(),
+            refuse_coroutine: decorators.getattr("_refuse_coroutine")?.unbind(),
             helpers: helpers.unbind(),
             modules: py.import("sys")?.getattr("modules")?.cast_into::<PyDict>()?.unbind(),
             monotonic: (Instant::now(), (reading * 1e9) as u64),

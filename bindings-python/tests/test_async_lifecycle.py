@@ -242,7 +242,8 @@ def test_a_plain_function_returning_a_coroutine_is_refused_and_the_coroutine_clo
         made.append(coroutine)
         return coroutine
 
-    op = retryplan.retry(QUICK, seed=1)(wrapper)
+    decisions: List[Any] = []
+    op = retryplan.retry(QUICK, seed=1, on_decision=decisions.append)(wrapper)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(ArgumentTypeError, match="returned a coroutine") as raised:
@@ -251,6 +252,9 @@ def test_a_plain_function_returning_a_coroutine_is_refused_and_the_coroutine_clo
         gc.collect()
     assert raised.value.field == "fn" and "async def" in raised.value.rule
     assert ran == [] and not [w for w in caught if "never awaited" in str(w.message)]
+    # Refused inside the loop, before the driver counted it: the operation ends cancelled, never a success.
+    assert [type(event.decision).__name__ for event in decisions][-1] == "GaveUp", decisions
+    assert decisions[-1].decision.reason == "cancelled"
 
 
 def test_an_async_sleep_that_does_not_wait_is_awaited_once_per_wait_without_spinning() -> None:
@@ -335,3 +339,18 @@ def test_current_attempt_inside_async_with_attempt_is_that_attempt() -> None:
         return seen
 
     assert asyncio.run(main()) == [1, None, 2, None]
+
+
+def test_current_attempt_inside_with_attempt_is_that_attempt() -> None:
+    """The sync loop alike (`with attempt:`): library code called in the block sees the attempt; after the block,
+    and after a second `with` of the same attempt, nothing is left set."""
+    seen: List[Optional[int]] = []
+    for attempt in retryplan.attempts(QUICK, seed=1):
+        with attempt:
+            current = retryplan.current_attempt()
+            seen.append(None if current is None else current.attempt)
+            assert current is attempt
+            if attempt.attempt == 1:
+                raise ConnectionRefusedError()
+        seen.append(None if retryplan.current_attempt() is None else 0)
+    assert seen == [1, None, 2, None]

@@ -159,8 +159,9 @@ del _first
 
 
 def _refuse_coroutine(returned: Any, fn: Any) -> NoReturn:
-    """A plain function returned a coroutine: it is closed (it never ran, and warns of nothing), and its call is
-    refused (ArgumentTypeError naming ``fn``): the sync loop took it for a value, so nothing in it was retried."""
+    """A plain function returned a coroutine under ``@retry``: it is closed (it never ran, and warns of nothing), and
+    the call is refused (ArgumentTypeError naming ``fn``), or the sync loop would take it for a value and retry
+    nothing in it (called by the engine's loop, before the driver counts the attempt, which ends ``cancelled``)."""
     returned.close()
     rule = (
         "must not return a coroutine from a plain function (the retry would take the coroutine for the value, and"
@@ -180,13 +181,10 @@ def _operation_name(fn: Any) -> str:
 
 
 def _wrap_function(fn: Callable[..., Any], config: Config, sleep: Callable[[float], Any]) -> Callable[..., Any]:
-    settings, run, coroutine = config.native, Run.sequential, _COROUTINE  # the sequential host loop, in the engine
+    settings, run = config.native, Run.sequential  # the sequential host loop, in the engine (it refuses a coroutine)
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        value = run(settings, fn, args, kwargs, sleep)
-        if type(value) is coroutine:  # one comparison per call: a wrapper returning a coroutine retried nothing
-            _refuse_coroutine(value, fn)
-        return value
+        return run(settings, fn, args, kwargs, sleep)
 
     return call
 
