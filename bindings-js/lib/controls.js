@@ -57,7 +57,7 @@ export class Dependency extends Held {
     return make(this.constructor, _dependencyShare(handle(this)));
   }
 
-  /** Validates the configuration (every violation is reported). */
+  /** Validates the configuration: every rule it breaks is reported at once, once each of its values could be read (a value of the wrong type or sign stops the reading there, naming it). */
   static fromConfig(config) {
     return make(this, decidedConfig(_dependencyFromConfig(config), config));
   }

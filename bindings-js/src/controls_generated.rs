@@ -7,7 +7,8 @@ pub fn dependency_share(handle: u32) -> JsValue {
     handle_js(dependency(handle).and_then(|shared| objects::insert(Object::Dependency(shared))))
 }
 
-/// Validates the configuration (every violation is reported).
+/// Validates the configuration: every rule it breaks is reported at once, once each of its values could be read (a
+/// value of the wrong type or sign stops the reading there, naming it).
 #[cfg(feature = "config")]
 #[wasm_bindgen(js_name = _dependencyFromConfig)]
 pub fn dependency_from_config(config: &JsValue) -> JsValue {

@@ -14,7 +14,8 @@ impl Dependency {
 
 #[uniffi::export]
 impl Dependency {
-    /// Validates the configuration (every violation is reported).
+    /// Validates the configuration: every rule it breaks is reported at once, once each of its values could be read (a
+    /// value of the wrong type or sign stops the reading there, naming it).
     #[uniffi::constructor]
     pub fn new(config: crate::config::DependencyConfig) -> Result<Arc<Dependency>> {
         let config = rp::DependencyConfig::from_value(&record_in(&config)?)?;

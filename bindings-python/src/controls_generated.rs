@@ -16,8 +16,9 @@ impl PyDependency {
 
 #[pymethods]
 impl PyDependency {
-    /// Validates the configuration (every violation is reported). Takes one dict, or keyword arguments, shaped like the
-    /// JSON configuration.
+    /// Validates the configuration: every rule it breaks is reported at once, once each of its values could be read (a
+    /// value of the wrong type or sign stops the reading there, naming it). Takes one dict, or keyword arguments,
+    /// shaped like the JSON configuration.
     #[new]
     #[pyo3(signature = (config = None, **fields))]
     fn new(config: Arg, fields: Option<&Bound<'_, PyDict>>) -> Res<Self> {

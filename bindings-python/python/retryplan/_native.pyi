@@ -824,8 +824,9 @@ class Dependency:
         config: Optional[Mapping[str, _JsonValue]] = None,
         **fields: Unpack[DependencyFields],
     ) -> Dependency:
-        """Validates the configuration (every violation is reported). Takes one dict, or keyword arguments, shaped like
-        the JSON configuration."""
+        """Validates the configuration: every rule it breaks is reported at once, once each of its values could be read
+        (a value of the wrong type or sign stops the reading there, naming it). Takes one dict, or keyword arguments,
+        shaped like the JSON configuration."""
     @staticmethod
     def from_json(json: str) -> Dependency:
         """Reads and validates the configuration from JSON text."""

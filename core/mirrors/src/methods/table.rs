@@ -22,7 +22,12 @@ pub const CONTROLS: [Class; 7] = [
         shape: Shape::Bundle,
         config: Some("Dependency"),
         constructors: &[
-            constructor("new", "Validates the configuration (every violation is reported).", &[Arg::Config]),
+            constructor(
+                "new",
+                "Validates the configuration: every rule it breaks is reported at once, once each of its values \
+                 could be read (a value of the wrong type or sign stops the reading there, naming it).",
+                &[Arg::Config],
+            ),
             constructor("from_json", "Reads and validates the configuration from JSON text.", &[Arg::Json]),
             constructor(
                 "from_compiled",
