@@ -396,3 +396,84 @@ mod tests {
         }
     }
 }
+
+/// The httpwg's own test suite of RFC 9651 (github.com/httpwg/structured-field-tests), run against this parser
+/// when a checkout of it is named by `RETRYPLAN_SF_TESTS` (not vendored: `cargo test -p retryplan --lib
+/// httpwg_suite -- --ignored` with the variable set). Every `list` test (valid and `must_fail`), and every valid
+/// `item` test as a list of one member, must read as the suite expects (802 of them at its commit 1e280c3).
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+mod httpwg_suite {
+    use super::*;
+    use serde_json::Value as Json;
+
+    /// A bare item as the suite writes it (`{"__type": "token", "value": ...}` for the types JSON lacks).
+    fn bare(json: &Json) -> Option<BareItem> {
+        Some(match json {
+            Json::Bool(value) => BareItem::Boolean(*value),
+            Json::String(value) => BareItem::String(value.clone()),
+            Json::Number(number) if number.is_i64() => BareItem::Integer(number.as_i64()?),
+            Json::Number(number) => BareItem::Decimal((number.as_f64()? * 1000.0).round() as i64),
+            Json::Object(typed) => match typed.get("__type")?.as_str()? {
+                "token" => BareItem::Token(typed.get("value")?.as_str()?.into()),
+                "binary" => BareItem::ByteSequence,
+                "date" => BareItem::Date(typed.get("value")?.as_i64()?),
+                "displaystring" => BareItem::DisplayString(typed.get("value")?.as_str()?.into()),
+                _ => return None,
+            },
+            _ => return None,
+        })
+    }
+
+    /// Whether `member` is the suite's `[item or inner list, [[key, value], ...]]` (an inner list's contents are
+    /// not kept, so only that it is one is compared).
+    fn matches(member: &Member, expected: &Json) -> bool {
+        let item = match &expected[0] {
+            Json::Array(_) => member.item.is_none(),
+            item => member.item == bare(item),
+        };
+        let expected_parameters = expected[1].as_array().into_iter().flatten();
+        let parameters: Vec<_> = expected_parameters.map(|p| (p[0].as_str().map(String::from), bare(&p[1]))).collect();
+        let read: Vec<_> =
+            member.parameters.iter().map(|(key, value)| (Some(key.clone()), Some(value.clone()))).collect();
+        item && parameters == read
+    }
+
+    #[test]
+    #[ignore = "needs a checkout of httpwg/structured-field-tests named by RETRYPLAN_SF_TESTS"]
+    fn httpwg_structured_field_tests() {
+        let dir = std::env::var("RETRYPLAN_SF_TESTS").expect("RETRYPLAN_SF_TESTS names the suite's checkout");
+        let (mut ran, mut failures) = (0, Vec::new());
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let Ok(Json::Array(tests)) = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default())
+            else {
+                continue;
+            };
+            for test in tests {
+                let raw: Vec<&str> = test["raw"].as_array().into_iter().flatten().filter_map(Json::as_str).collect();
+                let (joined, must_fail) = (raw.join(", "), test["must_fail"].as_bool().unwrap_or(false));
+                let expected = match (test["header_type"].as_str(), must_fail) {
+                    (Some("list"), _) => test["expected"].as_array().cloned().unwrap_or_default(),
+                    (Some("item"), false) => vec![test["expected"].clone()],
+                    _ => continue,
+                };
+                ran += 1;
+                let read = parse_list(&joined);
+                let agrees = match &read {
+                    Err(_) => must_fail,
+                    Ok(members) => {
+                        !must_fail
+                            && members.len() == expected.len()
+                            && members.iter().zip(&expected).all(|(member, want)| matches(member, want))
+                    }
+                };
+                if !agrees {
+                    failures.push(format!("{} {}: {joined:?} read {read:?}", path.display(), test["name"]));
+                }
+            }
+        }
+        assert!(ran > 0, "no test of the suite in {dir}");
+        assert!(failures.is_empty(), "{} of {ran} disagree:\n{}", failures.len(), failures.join("\n"));
+    }
+}
