@@ -354,3 +354,20 @@ def test_current_attempt_inside_with_attempt_is_that_attempt() -> None:
                 raise ConnectionRefusedError()
         seen.append(None if retryplan.current_attempt() is None else 0)
     assert seen == [1, None, 2, None]
+
+
+def test_a_partial_of_an_async_def_is_async_without_inspect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decorating ``functools.partial(async_fn, ...)`` before anything imported ``inspect`` (the helpers do not
+    import it): it is async, as inspect.iscoroutinefunction says, never a plain function refused for its coroutine."""
+    import functools
+    import sys
+
+    from retryplan._run import _is_coroutine_function
+
+    async def fetch(item: int) -> int:
+        return item
+
+    monkeypatch.delitem(sys.modules, "inspect")
+    assert _is_coroutine_function(functools.partial(fetch, 1))
+    assert _is_coroutine_function(functools.partial(functools.partial(fetch), 1))
+    assert not _is_coroutine_function(functools.partial(int, "1"))

@@ -253,6 +253,9 @@ def _is_coroutine_function(fn: Any) -> bool:
     inspect = sys.modules.get("inspect")
     if inspect is not None:
         return bool(inspect.iscoroutinefunction(fn))
+    partial = getattr(sys.modules.get("functools"), "partial", None)
+    while partial is not None and isinstance(fn, partial):  # as inspect unwraps functools.partial(async_fn, ...)
+        fn = fn.func
     code = getattr(getattr(fn, "__func__", fn), "__code__", None)
     return code is not None and bool(code.co_flags & 0x80)  # CO_COROUTINE
 
