@@ -1,5 +1,6 @@
 package dev.retryplan
 
+import kotlinx.coroutines.CoroutineScope
 import kotlin.coroutines.AbstractCoroutineContextElement
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.coroutineContext
@@ -13,7 +14,10 @@ import kotlin.coroutines.coroutineContext
  * here computes a deadline, a count or a header value.
  */
 
-/** Reads the incoming request's headers through [header] (a lookup by lower-case name; null when absent). */
+/**
+ * Reads the incoming request's headers through [header] (a lookup by lower-case name: every line of the header
+ * joined with `", "`, as RFC 9110 §5.3 joins them; null when absent).
+ */
 @Throws(RetryplanException::class)
 fun IncomingContext.Companion.read(policy: Policy, nowMs: Long, header: (String) -> String?): IncomingContext = IncomingContext.read(
     policy,
@@ -86,14 +90,23 @@ sealed class Served<out T> {
  * Serves one request from any server framework: reads its propagation
  * headers through [header] ([RequestContext.read]), runs [handler] with the
  * context as its coroutine context element, and returns its value with the
- * answer's headers to add; a refused header is [Served.Malformed] (answer 400).
+ * answer's headers to add; a refused header is [Served.Malformed] (answer 400,
+ * naming the header: the error's message).
+ *
+ * [header] gives a header's field value by lower-case name, every line of it
+ * joined with `", "` as RFC 9110 §5.3 joins them (`exchange.requestHeaders[name]?.joinToString(", ")`),
+ * null when absent: the core then refuses a header sent twice, where the
+ * first line alone would pass a looser deadline or another key.
+ *
+ * [handler] runs in the request's coroutine scope: a coroutine it starts
+ * (`async {}`, `launch {}`) is its child, with the request's context too.
  */
 suspend fun <T> serving(
     policy: Policy,
     header: (String) -> String?,
     clock: MonotonicClock = MonotonicClock.SYSTEM,
     protocol: Protocol = Protocol.HTTP,
-    handler: suspend (RequestContext) -> T,
+    handler: suspend CoroutineScope.(RequestContext) -> T,
 ): Served<T> {
     val context = try {
         RequestContext.read(policy, clock, protocol, header)

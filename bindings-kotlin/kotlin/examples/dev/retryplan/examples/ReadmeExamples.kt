@@ -188,14 +188,19 @@ fun propagatingService(policy: Policy, nextHop: URI): HttpServer = HttpServer.cr
         exchange.use {
             // The caller's deadline, attempt count and key, read by the core: the request's ambient context.
             val served = runBlocking {
-                serving(policy, { name -> exchange.requestHeaders.getFirst(name) }) {
+                // Every line of a header, joined as RFC 9110 joins them: a header sent twice is refused, never its first line.
+                serving(policy, { name -> exchange.requestHeaders[name]?.joinToString(", ") }) {
                     // sendAwait picks the context up: its driver starts from it, each attempt sends the core's headers.
                     runCatching { client.sendAwait(HttpRequest.newBuilder(nextHop), HttpResponse.BodyHandlers.discarding()).response.statusCode() }
                         .getOrDefault(502)
                 }
             }
             when (served) {
-                is Served.Malformed -> exchange.sendResponseHeaders(served.status, -1) // 400: a refused header
+                is Served.Malformed -> { // 400, naming the refused header in the core's words
+                    val words = "${served.error.message}\n".toByteArray()
+                    exchange.sendResponseHeaders(served.status, words.size.toLong())
+                    exchange.responseBody.write(words)
+                }
                 is Served.Answered -> {
                     // "Do not retry" when a helper inside gave up for overload or its budget: the core's answer.
                     served.answerHeaders.forEach { exchange.responseHeaders.add(it.name, it.value) }

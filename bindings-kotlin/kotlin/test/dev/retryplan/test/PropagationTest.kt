@@ -21,6 +21,9 @@ import dev.retryplan.okhttp.withAmbientContext
 import dev.retryplan.okhttp.within
 import dev.retryplan.retrying
 import dev.retryplan.serving
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.async
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import okhttp3.OkHttpClient
 import okhttp3.Request
@@ -132,6 +135,21 @@ class PropagationTest {
             assertTrue(answer.body().contains(name), "the 400's text names $name: ${answer.body()}")
         }
         assertEquals(0, seen.size, "the handler ran")
+    }
+
+    @Test
+    fun `a coroutine the handler starts is the request's child and has its context, as Python's tasks and Node's promises do`() {
+        val served = runBlocking {
+            serving(policy, { name -> if (name == "retryplan-caller-retries") "?1" else null }) { context ->
+                // `async` in the handler: the request's scope, not the caller's runBlocking (which has no context).
+                val child = async { RequestContext.current() }
+                val launched = CompletableDeferred<RequestContext?>()
+                launch { launched.complete(RequestContext.current()) }
+                listOf(child.await(), launched.await()).map { it === context }
+            }
+        }
+        served as Served.Answered
+        assertEquals(listOf(true, true), served.value)
     }
 
     @Test

@@ -197,11 +197,18 @@ class ReadmeExamplesTest {
         val service = propagatingService(Policy.profile("read"), URI("http://127.0.0.1:${nextHop.address.port}/"))
         try {
             val client = HttpClient.newHttpClient()
-            fun get(name: String, value: String) = client.send(
-                HttpRequest.newBuilder(URI("http://127.0.0.1:${service.address.port}/")).header(name, value).header("idempotency-key", "order-1").build(),
-                HttpResponse.BodyHandlers.discarding(),
-            ).statusCode()
-            assertEquals(400, get("grpc-timeout", "1.5S"))
+            fun send(vararg headers: String) = client.send(
+                HttpRequest.newBuilder(URI("http://127.0.0.1:${service.address.port}/")).headers(*headers).build(),
+                HttpResponse.BodyHandlers.ofString(),
+            )
+            fun get(name: String, value: String) = send(name, value, "idempotency-key", "order-1").statusCode()
+            val refused = send("grpc-timeout", "1.5S", "idempotency-key", "order-1")
+            assertEquals(400, refused.statusCode())
+            assertTrue("grpc-timeout" in refused.body(), "the 400 names the header: ${refused.body()}")
+            // A header sent twice is every line joined: refused, never read from its first line (a looser deadline,
+            // another key), as Python and Node refuse it.
+            assertEquals(400, send("retryplan-timeout-ms", "5000", "retryplan-timeout-ms", "100").statusCode())
+            assertEquals(400, send("idempotency-key", "\"a\"", "idempotency-key", "\"b\"").statusCode())
             assertEquals(0, seen.size, "the handler ran for a malformed header")
             assertEquals(200, get("grpc-timeout", "1S"))
             val (timeout, key) = seen.single()
