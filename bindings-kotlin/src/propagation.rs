@@ -61,9 +61,10 @@ impl IncomingContext {
         long_out(self.0.received_at_ms)
     }
 
-    /// The caller's remaining time when it sent the request, in ns; null without a deadline header.
-    pub fn caller_remaining_ns(&self) -> Option<u64> {
-        self.0.caller_remaining_ns
+    /// The caller's remaining time when it sent the request, in ns (a `Long`, as every number of this API: the
+    /// core saturates a longer one at 2^63 - 1); null without a deadline header.
+    pub fn caller_remaining_ns(&self) -> Option<i64> {
+        self.0.caller_remaining_ns.map(long_out)
     }
 
     /// The header that gave `caller_remaining_ns`.
