@@ -325,17 +325,26 @@ def test_under_trio_the_async_helpers_refuse_naming_the_limitation() -> None:
     trio.run(main)
 
 
+def _inside_the_block(attempt: Any, seen: List[Optional[int]]) -> None:
+    """In an attempt's block: ``current_attempt()`` is that attempt; the first attempt fails (the loop retries)."""
+    current = retryplan.current_attempt()
+    seen.append(None if current is None else current.attempt)
+    assert current is attempt
+    if attempt.attempt == 1:
+        raise ConnectionRefusedError()
+
+
+def _after_the_block(seen: List[Optional[int]]) -> None:
+    seen.append(None if retryplan.current_attempt() is None else 0)
+
+
 def test_current_attempt_inside_async_with_attempt_is_that_attempt() -> None:
     async def main() -> List[Optional[int]]:
         seen: List[Optional[int]] = []
         async for attempt in retryplan.async_attempts(QUICK, seed=1):
             async with attempt:
-                current = retryplan.current_attempt()
-                seen.append(None if current is None else current.attempt)
-                assert current is attempt
-                if attempt.attempt == 1:
-                    raise ConnectionRefusedError()
-            seen.append(None if retryplan.current_attempt() is None else 0)
+                _inside_the_block(attempt, seen)
+            _after_the_block(seen)
         return seen
 
     assert asyncio.run(main()) == [1, None, 2, None]
@@ -343,16 +352,12 @@ def test_current_attempt_inside_async_with_attempt_is_that_attempt() -> None:
 
 def test_current_attempt_inside_with_attempt_is_that_attempt() -> None:
     """The sync loop alike (`with attempt:`): library code called in the block sees the attempt; after the block,
-    and after a second `with` of the same attempt, nothing is left set."""
+    nothing is left set."""
     seen: List[Optional[int]] = []
     for attempt in retryplan.attempts(QUICK, seed=1):
         with attempt:
-            current = retryplan.current_attempt()
-            seen.append(None if current is None else current.attempt)
-            assert current is attempt
-            if attempt.attempt == 1:
-                raise ConnectionRefusedError()
-        seen.append(None if retryplan.current_attempt() is None else 0)
+            _inside_the_block(attempt, seen)
+        _after_the_block(seen)
     assert seen == [1, None, 2, None]
 
 
