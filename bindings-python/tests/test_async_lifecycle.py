@@ -139,13 +139,14 @@ def test_wait_for_raises_timeout_once_every_attempt_has_cleaned_up() -> None:
 
 
 async def cancel_twice(task: "asyncio.Task[Any]", log: List[str], after: Optional[str] = None) -> None:
-    """Cancels ``task`` (once ``after`` is logged), and again while the attempts clean up."""
+    """Cancels ``task`` (once ``after`` is logged) with the message "checkout abandoned", and again while the
+    attempts clean up."""
     while after is not None and after not in log:
         await asyncio.sleep(0)  # turn by turn: the cleanup takes a few
-    task.cancel()
+    task.cancel("checkout abandoned")
     await asyncio.sleep(0)
     await asyncio.sleep(0)
-    task.cancel()  # while the cleanup runs: waited through, as a TaskGroup does
+    task.cancel("second")  # while the cleanup runs: waited through, as a TaskGroup does
 
 
 def test_a_second_cancellation_while_the_attempts_unwind_is_waited_through_and_propagates() -> None:
@@ -165,7 +166,7 @@ def test_a_second_cancellation_while_the_attempts_unwind_is_waited_through_and_p
     asyncio.run(main())
 
 
-def test_a_caller_cancelled_while_the_loser_cleans_up_gets_its_cancellation_not_the_value() -> None:
+def test_a_caller_cancelled_while_the_loser_cleans_up_gets_its_own_cancellation_not_the_value() -> None:
     # The winner's value, which the caller will not get, is disposed of as a loser's (a response closed).
     log: List[str] = []
     dropped: List[Any] = []
@@ -174,7 +175,7 @@ def test_a_caller_cancelled_while_the_loser_cleans_up_gets_its_cancellation_not_
     async def main() -> None:
         task = asyncio.ensure_future(fetch())
         canceller = asyncio.ensure_future(cancel_twice(task, log, after="1 cancelled"))
-        with pytest.raises(asyncio.CancelledError):
+        with pytest.raises(asyncio.CancelledError, match="^checkout abandoned$"):  # the caller's own, message kept
             await task
         await canceller
         assert log == ["1 cancelled", "1 cleaned up"] and dropped == ["attempt 2"]

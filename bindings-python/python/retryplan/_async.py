@@ -105,35 +105,37 @@ async def run_concurrently(
         if plans:  # a cancellation meanwhile, or an error disposing: the error being handled propagates
             await _finish(run, plans, cancelled, failing=True)
         raise
-    if plans and await _finish(run, plans, cancelled, failing=False):  # cancelled while the attempts unwound
+    caller_cancelled = await _finish(run, plans, cancelled, failing=False) if plans else None
+    if caller_cancelled is not None:  # cancelled while the attempts unwound: that cancellation, its message kept
         _drop(run, ending)
-        raise asyncio.CancelledError
+        raise caller_cancelled
     return ending
 
 
 async def _finish(
     run: Run, plans: Dict[asyncio.Task[Any], AttemptPlan], cancelled: Set[asyncio.Task[Any]], failing: bool
-) -> bool:
+) -> Optional[asyncio.CancelledError]:
     """Cancels the attempt tasks not reported that still run (once each), waits until every one has finished, and
-    disposes of what they returned; True when the caller's task was cancelled meanwhile (it waits on regardless, as
-    a TaskGroup does, so that nothing is left behind). The first error an ``on_discard`` raises is raised after every
-    value is disposed of, unless the operation is ``failing`` (its error is the one raised)."""
-    caller_cancelled = False
+    disposes of what they returned; returns the caller's first cancellation if its task was cancelled meanwhile (it
+    waits on regardless, as a TaskGroup does, so that nothing is left behind). The first error an ``on_discard``
+    raises is raised after every value is disposed of, unless the operation is ``failing`` (its error is the one
+    raised)."""
+    caller_cancelled: Optional[asyncio.CancelledError] = None
     pending = {task for task in plans if not task.done()}
     for task in pending - cancelled:
         task.cancel()
     while pending:
         try:
             _, pending = await asyncio.wait(pending)
-        except asyncio.CancelledError:
-            caller_cancelled = True
+        except asyncio.CancelledError as cancellation:
+            caller_cancelled = caller_cancelled or cancellation
     first: Optional[Exception] = None
     for task in plans:
         try:
             _dispose(run, task)
         except Exception as error:
             first = first or error
-    if first is not None and not failing and not caller_cancelled:
+    if first is not None and not failing and caller_cancelled is None:
         raise first
     return caller_cancelled
 
