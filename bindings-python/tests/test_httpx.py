@@ -334,3 +334,47 @@ def test_on_decision_sees_every_decision_of_a_request(server: Server) -> None:
     kinds = [event.decision.kind for event in events]
     assert kinds == ["start_attempt", "wait", "start_attempt", "succeeded"]
     assert events[1].after.outcome == retryplan.Outcome.http_status(503)
+
+
+class _TrackedBody(httpx.AsyncByteStream):
+    """A response body that notes when it is closed."""
+
+    def __init__(self, closed: list, number: int) -> None:
+        self.closed, self.number = closed, number
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield b"busy"
+
+    async def aclose(self) -> None:
+        await asyncio.sleep(0)  # a close that takes a turn of the loop, as a connection's does
+        self.closed.append(self.number)
+
+
+@pytest.mark.parametrize("last", [503, 600], ids=["returned", "raised"])
+def test_the_async_transport_has_closed_every_response_it_dropped_when_it_returns_or_raises(last: int) -> None:
+    # The responses the engine drops were closed in tasks nobody waited for: still open when the call returned, so
+    # httpx 0.23's pool refused to close ("closed while 1 HTTP requests/responses were still in-flight").
+    closed: list = []
+    sent: list = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        code = 503 if len(sent) < 3 else last
+        return httpx.Response(code, stream=_TrackedBody(closed, len(sent)))
+
+    policy = Policy.from_dict({**FAST, "max_attempts": 3})
+    transport = AsyncRetryTransport(httpx.MockTransport(answer), policy=policy)
+
+    async def call() -> Any:
+        try:
+            return await transport.handle_async_request(httpx.Request("GET", "http://test/busy"))
+        except GaveUpError as error:
+            return error
+        finally:
+            assert sorted(closed) == [1, 2, 3], (
+                closed
+            )  # before the call returned (a 503 returned is read ahead: a copy)
+
+    ended = asyncio.run(call())
+    assert len(sent) == 3
+    assert isinstance(ended, httpx.Response if last == 503 else GaveUpError)

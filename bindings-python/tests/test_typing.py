@@ -124,6 +124,10 @@ BAD_USE = {
     "retryplan.propagation.WsgiMiddleware(lambda e, s: [], policy=retryplan.Policy())({}, lambda status: None)": (
         '"__call__" of "WsgiMiddleware"'  # a start_response that takes no headers
     ),
+    # A misspelt name of a module with a lazy __getattr__ (an `object`, and no error, when checkers saw it).
+    "retryplan.retyr(retryplan.Policy())": 'Module has no attribute "retyr"',
+    "from retryplan import GaveUpErorr": 'Module "retryplan" has no attribute "GaveUpErorr"',
+    "from retryplan.compat import from_urlib3": 'Module "retryplan.compat" has no attribute "from_urlib3"',
 }
 
 

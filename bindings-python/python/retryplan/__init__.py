@@ -132,25 +132,27 @@ _RENAMED = {
 }
 
 
-def __getattr__(name: str) -> object:
-    """Import enums, exceptions and helpers on first use (PEP 562), so ``import retryplan`` stays cheap."""
-    if name in _RENAMED:
-        import warnings
+if not TYPE_CHECKING:  # hidden from type checkers: a misspelt name is theirs to report, not an `object`
 
-        new = _RENAMED[name]
-        message = f"retryplan.{name} is renamed retryplan.{new}; the old name goes in the next release"
-        warnings.warn(message, DeprecationWarning, stacklevel=2)
-        # Never cached under the old name, so every use warns; the new one may be lazy.
-        return globals()[new] if new in globals() else __getattr__(new)
-    module = _MODULE_OF.get(name) or ("_errors" if name in __all__ else None)
-    if module is None:
-        raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
-    import sys
+    def __getattr__(name: str) -> object:
+        """Import enums, exceptions and helpers on first use (PEP 562), so ``import retryplan`` stays cheap."""
+        if name in _RENAMED:
+            import warnings
 
-    __import__(f"{__name__}.{module}")
-    value = getattr(sys.modules[f"{__name__}.{module}"], name)
-    globals()[name] = value
-    return value
+            new = _RENAMED[name]
+            message = f"retryplan.{name} is renamed retryplan.{new}; the old name goes in the next release"
+            warnings.warn(message, DeprecationWarning, stacklevel=2)
+            # Never cached under the old name, so every use warns; the new one may be lazy.
+            return globals()[new] if new in globals() else __getattr__(new)
+        module = _MODULE_OF.get(name) or ("_errors" if name in __all__ else None)
+        if module is None:
+            raise AttributeError(f"module 'retryplan' has no attribute {name!r}")
+        import sys
+
+        __import__(f"{__name__}.{module}")
+        value = getattr(sys.modules[f"{__name__}.{module}"], name)
+        globals()[name] = value
+        return value
 
 
 __all__ = [

@@ -48,15 +48,19 @@ __all__ = ["DEFAULT_TOTAL_TIMEOUT_MS", "RetryNotMappable", "from_urllib3"]
 DEFAULT_TOTAL_TIMEOUT_MS: int = _native.URLLIB3_DEFAULT_TOTAL_TIMEOUT_MS
 
 
-def __getattr__(name: str) -> object:
-    """``DEFAULT_TOTAL_BUDGET_MS``, the old name of :data:`DEFAULT_TOTAL_TIMEOUT_MS`, for one release (it warns)."""
-    if name == "DEFAULT_TOTAL_BUDGET_MS":
-        import warnings
+if TYPE_CHECKING:  # pragma: no cover
+    DEFAULT_TOTAL_BUDGET_MS: int  # the old name (it warns at run time)
+else:  # hidden from type checkers: a misspelt name is theirs to report, not an `object`
 
-        message = "retryplan.compat.DEFAULT_TOTAL_BUDGET_MS is renamed DEFAULT_TOTAL_TIMEOUT_MS; the old name goes in the next release"
-        warnings.warn(message, DeprecationWarning, stacklevel=2)
-        return DEFAULT_TOTAL_TIMEOUT_MS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> object:
+        """``DEFAULT_TOTAL_BUDGET_MS``, the old name of :data:`DEFAULT_TOTAL_TIMEOUT_MS`, for one release (it warns)."""
+        if name == "DEFAULT_TOTAL_BUDGET_MS":
+            import warnings
+
+            message = "retryplan.compat.DEFAULT_TOTAL_BUDGET_MS is renamed DEFAULT_TOTAL_TIMEOUT_MS; the old name goes in the next release"
+            warnings.warn(message, DeprecationWarning, stacklevel=2)
+            return DEFAULT_TOTAL_TIMEOUT_MS
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: The methods of ``Retry`` that decide retries: a subclass overriding one is code, not configuration.

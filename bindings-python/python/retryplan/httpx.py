@@ -75,7 +75,7 @@ from ._run import _check_types, _not_an_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Iterator, List, Optional, Set
+    from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
     from ._native import Decision, Policy, Run
     from ._run import HttpOptions, Unpack
@@ -190,11 +190,21 @@ class _AsyncResponses(_Responses):
         self.closing: Set[Any] = set()  # the closes under way (a task is only weakly held by its loop)
 
     def close(self, response: httpx.Response) -> None:
+        """Starts closing ``response`` (the engine disposes of a response from sync code); :meth:`closed` waits."""
         import asyncio
 
         task = asyncio.get_running_loop().create_task(response.aclose())
         self.closing.add(task)
         task.add_done_callback(self.closing.discard)
+
+    async def closed(self) -> None:
+        """Waits until every close under way has finished, so that no response is still open (its connection still
+        in flight) when the helper returns or raises: a client closed right after would refuse it (httpcore 0.15).
+        A cancellation of the caller does not cut the closes short."""
+        import asyncio
+
+        if self.closing:
+            await asyncio.wait(set(self.closing))
 
     async def read_async(self, response: httpx.Response, arrived: List[bytes]) -> None:
         """:meth:`_Responses.read`, awaited."""
@@ -433,11 +443,21 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request`` as one operation: attempts (hedges too), waits and headers as the driver decides."""
-        import asyncio
-
-        from ._async import run_concurrently, running_loop  # asyncio only when the async transport runs
+        from ._async import running_loop  # asyncio only when the async transport runs
 
         running_loop()  # before the operation starts: under trio, nothing is started
+        try:
+            run, response = await self._send(request)
+        finally:
+            await self.responses.closed()
+        return _returned(run, request, response)  # every response returned, whole or not (as the sync transport's)
+
+    async def _send(self, request: httpx.Request) -> Tuple[Run, httpx.Response]:
+        """The operation, and the response it returns (a failed body read ahead within its window)."""
+        import asyncio
+
+        from ._async import run_concurrently
+
         run = _start(self.http, request)
         send, body = self.transport.handle_async_request, _Body(request.stream)
         ending = await run_concurrently(
@@ -457,7 +477,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
                 self.responses.close(response)
                 raise
             response = self.responses.replay(response, list(arrived), error)
-        return _returned(run, request, response)  # every response returned, whole or not (as the sync transport's)
+        return run, response
 
     async def aclose(self) -> None:
         """Closes the wrapped transport."""
