@@ -1107,7 +1107,7 @@ export type RetryFetchResult =
  * `propagateCrossOrigin: true` (the server must allow them in its preflight).
  */
 export function retryFetch(
-  input: RequestInfo | URL,
+  input: string | URL | Request,
   init: RequestInit | null | undefined,
   options: RetryFetchOptions,
 ): Promise<RetryFetchResult>;

@@ -302,7 +302,7 @@ export interface RetryFetchOptions extends Omit<lean.RetryFetchOptions, 'policy'
 }
 /** As the default entry's `retryFetch`, under this entry's Policy. */
 export function retryFetch(
-  input: RequestInfo | URL,
+  input: string | URL | Request,
   init: RequestInit | null | undefined,
   options: RetryFetchOptions,
 ): Promise<lean.RetryFetchResult>;

@@ -135,6 +135,33 @@ test("tsc --strict reads the lean runtime's types (retryplan/lean): the shared c
   assert.match(browser.stdout, /lean-as-browser\.ts\(10,\d+\): error TS2578: Unused '@ts-expect-error' directive/);
 });
 
+test('tsc --strict accepts a Node consumer without the DOM library (@types/node only): no DOM-only type in the declarations', () => {
+  const tsc = join(packageRoot, 'node_modules', '.bin', 'tsc');
+  const nodeTypes = join(app, 'node_modules', '@types');
+  mkdirSync(nodeTypes, { recursive: true });
+  cpSync(join(packageRoot, 'node_modules', '@types', 'node'), join(nodeTypes, 'node'), { recursive: true });
+  cpSync(join(packageRoot, 'node_modules', 'undici-types'), join(app, 'node_modules', 'undici-types'), {
+    recursive: true,
+  });
+  const config = {
+    extends: './tsconfig.json',
+    compilerOptions: { lib: ['es2023'], types: ['node'], module: 'nodenext', moduleResolution: 'nodenext' },
+    files: ['node.mts'],
+  };
+  writeFileSync(join(app, 'tsconfig.node.json'), JSON.stringify(config));
+  const checked = spawnSync(tsc, ['-p', join(app, 'tsconfig.node.json')], { encoding: 'utf8' });
+  assert.equal(checked.status, 0, checked.stdout);
+});
+
+test('in Node, retryplan/lean is the default runtime: a server-side render or a Vitest run of a lean page imports it', () => {
+  // The lean runtime's loader fetches its wasm, which Node cannot do from a file: Node gets the Node entry.
+  const script =
+    "import { Policy } from 'retryplan/lean'; process.stdout.write(String(Policy.profile('checkout').maxAttempts));";
+  const ran = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
+  assert.equal(ran.stderr, '');
+  assert.equal(ran.stdout, '3');
+});
+
 test("the README's checkout example type-checks under tsc --strict as written, and runs in Node", async () => {
   const example = new URL('../examples/checkout.mts', import.meta.url);
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
