@@ -50,7 +50,7 @@ export const RULES = [
   ["max_attempts_range", "{0} ({1}) must be a whole number in 1..={2} (it counts the first attempt: 3 means up to 2 retries)"],
   ["total_timeout_zero", "total_timeout_ms (0) must be >= 1: every operation needs a finite, non-zero timeout"],
   ["no_attempt_fits", "total_timeout_ms ({0}) must be > response_reserve_ms ({1}) + minimum_useful_attempt_ms ({2}), or no attempt could ever start"],
-  ["at_least_one", "{0} ({1}) must be a whole number >= 1"],
+  ["at_least_one", "{0} ({1}) must be a whole number in 1..=4294967295"],
   ["fixed_timeout_too_short", "attempt_timeout.fixed_ms ({0}) must be >= minimum_useful_attempt_ms ({1}), or every attempt would be too short to be useful"],
   ["cap_below_base", "backoff.cap_ms ({0}) must be >= backoff.base_ms ({1})"],
   ["throttling_base_above_cap", "backoff.throttling_base_ms ({0}) must be <= backoff.cap_ms ({1})"],

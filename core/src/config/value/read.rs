@@ -147,7 +147,8 @@ impl FromValue for u32 {
 /// words what is no whole number of the type at all (2^32, -1, 2.5, a string;
 /// 70000 for a `u16`), not with the range of the type it is kept in: one
 /// field, one rule, whichever step finds the mistake (a breaker's
-/// `half_open_probes` of -1 and of 0 are both "must be a whole number >= 1").
+/// `half_open_probes` of -1, 0 and 2^32 are all "must be a whole number in
+/// 1..=4294967295").
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bounded {
     /// The least value the rule allows.

@@ -347,7 +347,7 @@ mod tests {
         );
         assert_eq!(
             joined.to_string(),
-            "invalid policy: a (0) must be a whole number >= 1; b (0) must be a whole number >= 1"
+            "invalid policy: a (0) must be a whole number in 1..=4294967295; b (0) must be a whole number in 1..=4294967295"
         );
         assert_eq!(message!(FoundNumber, 0.1).to_string(), "the number 0.1");
         assert_eq!(message!(FoundNumber, -5i64).to_string(), "the number -5");

@@ -149,9 +149,10 @@ rules! {
     TotalTimeoutZero = "total_timeout_zero": "total_timeout_ms (0) must be >= 1: every operation needs a finite, non-zero timeout",
     /// A total timeout no attempt fits in: the timeout, reserve, minimum.
     NoAttemptFits = "no_attempt_fits": "total_timeout_ms ({0}) must be > response_reserve_ms ({1}) + minimum_useful_attempt_ms ({2}), or no attempt could ever start",
-    /// A count or duration of at least 1, refused at reading (-1, 2.5, a string) and validation (0) alike:
+    /// A count of at least 1 that fits 32 bits (a breaker's), refused at reading (-1, 2.5, 2^32, a string) and
+    /// validation (0) alike:
     /// field, value found.
-    AtLeastOne = "at_least_one": "{0} ({1}) must be a whole number >= 1",
+    AtLeastOne = "at_least_one": "{0} ({1}) must be a whole number in 1..=4294967295",
     /// A fixed timeout below the minimum useful attempt: timeout, minimum.
     FixedTimeoutTooShort = "fixed_timeout_too_short": "attempt_timeout.fixed_ms ({0}) must be >= minimum_useful_attempt_ms ({1}), or every attempt would be too short to be useful",
     /// A backoff cap below its base: cap, base.
