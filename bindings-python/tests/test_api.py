@@ -360,6 +360,21 @@ def test_policy_round_trips_and_pickles(tmp_path) -> None:  # type: ignore[no-un
         Policy.from_file(str(path))
 
 
+def test_a_policy_file_not_utf8_or_with_a_bom_is_an_invalid_config_said_where(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Both raised a builtin (UnicodeDecodeError) or a cryptic JSON error; the CLI's words, for the same files.
+    path = tmp_path / "policy.json"
+    path.write_bytes(b'{"max_attempts": 3, "idempotency": "\xff"}')
+    with pytest.raises(InvalidConfigError) as raised:
+        Policy.from_file(path)
+    assert (raised.value.config, raised.value.field) == ("policy", "")
+    assert (
+        str(raised.value) == "invalid policy configuration: not valid UTF-8: the byte at offset 36 starts no character"
+    )
+    path.write_bytes(b'\xef\xbb\xbf{"max_attempts": 3}')
+    with pytest.raises(InvalidConfigError, match=r"starts with a byte order mark \(U\+FEFF\)"):
+        Policy.from_file(path)
+
+
 def _has_toml() -> bool:
     import importlib.util
 
