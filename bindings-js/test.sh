@@ -56,6 +56,7 @@ node --test \
   test/driver.test.mjs \
   test/inputs.test.mjs \
   test/bad-input.test.mjs \
+  test/unknown-keys.test.mjs \
   test/run.test.mjs \
   test/options.test.mjs \
   test/collected.test.mjs \

@@ -2,7 +2,7 @@
 // Nothing here decides anything; it only shapes values the core computed.
 // In the browser runtime (browser/lib/) `./messages.js` is lib/runtime/messages.js,
 // which composes nothing: each error's words are then its code and field (codeWords).
-import { bindingMessage, compose, fill } from './messages.js';
+import { bindingMessage, compose, fill, ruleOf } from './messages.js';
 import { RetryplanError, codeWords } from './error.js';
 import { COMPILED_FORM } from './generated/wire.js';
 
@@ -21,6 +21,8 @@ export function coreError(code, field, message, key) {
     compose(message) ?? (key ? `${codeWords(code, field)}: ${key}` : codeWords(code, field)),
   );
   if (field !== undefined) error.field = field;
+  if (code === 'invalid_argument') error.rule = ruleOf(message) ?? key;
+  else if (code === 'invalid_header' || code === 'invalid_request_header') error.header = field;
   error[MESSAGE] = message;
   return error;
 }

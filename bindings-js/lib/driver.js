@@ -51,6 +51,8 @@ export const OPERATION_OPTIONS = 'seed idempotencyKey deadlineMs dependency';
 const DRIVER_OPTIONS = /* @__PURE__ */ names(
   `${OPERATION_OPTIONS} method idempotent requestIdempotencyKey concurrency stats recordEvents oneShotBody returnsResponses incoming`,
 );
+/** The keys of a result's holding (`handleResult`): any other is refused. */
+const HOLDING = /* @__PURE__ */ names('token held');
 
 /** `newDriver`'s `poll` for an `Operation` (`lib/operation.js`): its handle, made from the operation's options alone. */
 export const OPERATION = 'operation';
@@ -120,6 +122,7 @@ export function newDriver(policy, nowMs, options, poll = false) {
  */
 function holding(options) {
   if (options != null && typeof options !== 'object') throw refuse('holding', 'options', options, 'token');
+  only(options, HOLDING, 'function');
   const token = optional(whole, 'token', options?.token, MAX_SAFE) ?? -1;
   const held = optional(oneOf, 'held', options?.held, NAMES.held);
   if (token === -1 && options?.held != null) throw refuse('held', 'token_needed');
@@ -205,7 +208,8 @@ export class Driver extends Running {
     const now = ms('nowMs', nowMs);
     const at = attemptOf(attempt);
     anyStatus(status);
-    const [token] = holding(optionsOf(options, 'token') && { token: options.token });
+    only(optionsOf(options, 'token'), { __proto__: null, nowUnixMs: true, token: true, redirected: true }, 'function');
+    const [token] = holding(options && { token: options.token });
     const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? 0);
     const redirected = flag('redirected', options?.redirected) ?? false;
     const values = guidance(headers, RESPONSE_HEADERS);

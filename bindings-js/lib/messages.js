@@ -17,6 +17,9 @@ const TEXT = rule('text');
 /** A message's text: `[rule index, ...values]`. */
 export const compose = ([index, ...values]) => fill(RULES[index]?.[1] ?? '{0}', values);
 
+/** The rule an `invalid_argument` message says its argument breaks (its text after the argument's name), else undefined. */
+export const ruleOf = (message) => (message?.[0] === INVALID_ARGUMENT ? write(message[2], false) : undefined);
+
 const PLACEHOLDER = /\{\{|\}\}|\{(\d+)(:q)?\}/g;
 /** A template of the core's (`{0}`, `{1:q}`, `{{`) with its values. */
 export const fill = (template, values) =>
@@ -103,6 +106,7 @@ export const BINDING = {
   pushback: () => 'must be "do_not_retry" or {retryAfterMs: number}',
   required: () => 'is required',
   not_an_option: (what = 'helper') => `is not an option of this ${what}`,
+  not_a_field: (what) => `is not a field of ${what}`,
   function: (value) => `must be a function, got ${kindOf(value)}`,
   response: (value) => `must resolve to a Response (a numeric \`status\` and \`headers\`), got ${kindOf(value)}`,
   signal: (value) => `must be an AbortSignal (with \`aborted\` and \`addEventListener\`), got ${kindOf(value)}`,

@@ -6,7 +6,7 @@
 // Numbers cross the boundary for less than the wasm reading the object
 // property by property; the wasm's own object path (src/args.rs `outcome`)
 // calls this reader too. Each refusal is a RetryplanError naming the field.
-import { ms, oneOf, optional, refuse, text, whole } from './args.js';
+import { ms, names, oneOf, optional, refuse, text, whole } from './args.js';
 import { NAMES, WIRE } from './generated/wire.js';
 
 /** The outcome's words `read` wrote: its kind, code and delay (`WIRE.NONE` when unused), and an `http_status`'s `errorCode`. */
@@ -16,6 +16,18 @@ export const words = { kind: 0, code: 0, delay: 0, errorCode: undefined };
 function named(name, value, table, names) {
   const code = typeof value === 'string' ? table[value] : undefined;
   return code ?? oneOf(name, value, names);
+}
+
+/** The keys an outcome object may have (its type's, or another type's, which its type does not read), and a
+ * pushback's. */
+const KEYS = /* @__PURE__ */ names('type status retryAfterMs errorCode code pushback failure verdict');
+const PUSHBACK = /* @__PURE__ */ names('retryAfterMs');
+
+/** Refuses the first own key of `object` not in `keys`, naming it: a misspelt or snake_case `retryAfterMs` or
+ * `errorCode` is never read as absent (args.js `only`, without its type checks: smaller in a page). */
+function fieldsOf(object, keys, what) {
+  for (const key in object)
+    if (keys[key] === undefined && Object.hasOwn(object, key)) throw refuse(key, 'not_a_field', what);
 }
 
 /** A gRPC code's number by its snake_case name. */
@@ -29,6 +41,7 @@ function grpcCode(value) {
 function pushback(value) {
   if (value == null) return WIRE.NONE;
   if (typeof value === 'string' && text('pushback', value) === 'do_not_retry') return WIRE.PUSHBACK_DO_NOT_RETRY;
+  if (typeof value === 'object') fieldsOf(value, PUSHBACK, 'a pushback');
   const delay = typeof value === 'object' ? value.retryAfterMs : undefined;
   if (typeof delay !== 'number') throw refuse('pushback', 'pushback');
   return ms('pushback.retryAfterMs', delay);
@@ -41,6 +54,7 @@ export function read(outcome) {
   words.code = WIRE.NONE;
   words.delay = WIRE.NONE;
   words.errorCode = undefined;
+  fieldsOf(outcome, KEYS, 'an outcome');
   switch (type) {
     case 'success':
       words.kind = WIRE.OUTCOME.success;

@@ -76,6 +76,7 @@ export function spelledAsWritten(error, value) {
   // The core's own words (snake_case), as every language gives them: the conformance runner compares those.
   error[CORE_MESSAGE] = error.message;
   error.message = compose([...message.slice(0, -2), written, reason]);
+  if (!config) error.rule = compose(reason);
   return error;
 }
 

@@ -12,6 +12,9 @@ export const rule = () => -1;
 /** No message to compose: the wasm hands over none. */
 export const compose = () => undefined;
 
+/** No rule's words either (an `invalid_argument` then carries the rule's key as its `rule`: see convert.js). */
+export const ruleOf = () => undefined;
+
 /** No template to fill. */
 export const fill = () => undefined;
 

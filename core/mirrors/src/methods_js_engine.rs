@@ -320,15 +320,28 @@ fn method_text(spelling: &Spelling, key: &str, method: &Method) -> Result<String
                 params.extend(["status".to_owned(), "headers".to_owned()]);
                 reads.push("anyStatus(status);".to_owned());
             }
-            // `{token, nowUnixMs, redirected}`: one options object (anything else refused, naming `options` and
-            // `token`), its token read first, a flag false when left out.
+            // `{token, nowUnixMs, redirected}`: one options object (not an object refused, naming `options` and
+            // `token`; a key it does not have refused, naming the key: a misspelt `redirect` is never read as
+            // false), its token read first, a flag false when left out.
             Arg::Token | Arg::NowUnix | Arg::Flag(_) if !options_read => {
                 options_read = true;
                 params.push("options".to_owned());
+                let keys: Vec<String> = method
+                    .args
+                    .iter()
+                    .filter_map(|arg| match *arg {
+                        Arg::Token => Some("token: true".to_owned()),
+                        Arg::NowUnix => Some("nowUnixMs: true".to_owned()),
+                        Arg::Flag(flag) => Some(format!("{}: true", camel(flag, false))),
+                        _ => None,
+                    })
+                    .collect();
+                reads.push(format!(
+                    "only(optionsOf(options, 'token'), {{ __proto__: null, {} }}, 'function');",
+                    keys.join(", ")
+                ));
                 if method.args.contains(&Arg::Token) {
-                    reads.push(
-                        "const [token] = holding(optionsOf(options, 'token') && { token: options.token });".to_owned(),
-                    );
+                    reads.push("const [token] = holding(options && { token: options.token });".to_owned());
                 }
                 if method.args.contains(&Arg::NowUnix) {
                     reads.push("const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? 0);".to_owned());
