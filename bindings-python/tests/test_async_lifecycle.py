@@ -175,12 +175,16 @@ def test_a_caller_cancelled_while_the_loser_cleans_up_gets_its_own_cancellation_
     async def main() -> None:
         task = asyncio.ensure_future(fetch())
         canceller = asyncio.ensure_future(cancel_twice(task, log, after="1 cancelled"))
-        with pytest.raises(asyncio.CancelledError, match="^checkout abandoned$"):  # the caller's own, message kept
+        with pytest.raises(asyncio.CancelledError, match=CALLERS_MESSAGE):  # the caller's own, message kept
             await task
         await canceller
         assert log == ["1 cancelled", "1 cleaned up"] and dropped == ["attempt 2"]
 
     asyncio.run(main())
+
+
+# What an awaiter of a task cancelled with a message sees: 3.10's asyncio hands it no message, even without retryplan.
+CALLERS_MESSAGE = "^checkout abandoned$" if sys.version_info >= (3, 11) else "^$"
 
 
 class MyBase(BaseException):
