@@ -32,7 +32,10 @@ for (const [name, entry] of [
       assert.equal(error.field, key);
       assert.equal(error.message, `invalid argument \`${key}\`: is not a field of an outcome`);
       // Nothing was handed in: the attempt still runs, and the right spelling is read.
-      assert.equal(driver.handleResult(5, attempt, { type: 'http_status', status: 429, retryAfterMs: 500 }), 'accepted');
+      assert.equal(
+        driver.handleResult(5, attempt, { type: 'http_status', status: 429, retryAfterMs: 500 }),
+        'accepted',
+      );
     }
     const [driver, attempt] = started(entry);
     const pushback = { type: 'grpc_status', code: 'unavailable', pushback: { retry_after_ms: 5 } };
@@ -46,7 +49,10 @@ for (const [name, entry] of [
       'invalid_argument',
     );
     assert.equal(misspelt.field, 'redirect');
-    assert.equal(throwsCode(() => driver.handleResponse(5, attempt, 503, new Headers(), { nowUnixMS: 1 })).field, 'nowUnixMS');
+    assert.equal(
+      throwsCode(() => driver.handleResponse(5, attempt, 503, new Headers(), { nowUnixMS: 1 })).field,
+      'nowUnixMS',
+    );
     assert.equal(throwsCode(() => driver.handleResult(5, attempt, { type: 'success' }, { tokn: 7 })).field, 'tokn');
     // Spelt right: the redirected POST's 503 may have been processed by an earlier hop, so it is not repeated.
     assert.equal(driver.handleResponse(5, attempt, 503, new Headers(), { nowUnixMs: 0, redirected: true }), 'accepted');
