@@ -16,7 +16,7 @@ use std::sync::Arc;
 use retryplan as rp;
 
 use crate::policy::record_in;
-use crate::{count_out, ms_in, u32_in, Result};
+use crate::{ms_in, quantity_in, quantity_out, Result};
 
 /// A control of its own, or one of a dependency's (`Dependency.budget()`, ...).
 #[derive(Debug)]

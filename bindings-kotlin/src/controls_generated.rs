@@ -78,8 +78,8 @@ impl RetryCharge {
 #[uniffi::export]
 impl RetryCharge {
     /// Units charged (quota model; 0 for the others).
-    pub fn cost(&self) -> i32 {
-        count_out(self.cost)
+    pub fn cost(&self) -> i64 {
+        quantity_out(self.cost)
     }
 }
 
@@ -147,15 +147,15 @@ impl RetryBudget {
     /// Takes `amount` units from a quota, as the AWS SDKs' raw `acquire` (for a host that mirrors botocore's own
     /// bookkeeping; a retry loop uses `tryRetry` and its charge): true when taken, false when fewer are left (nothing
     /// is taken).
-    pub fn acquire(&self, amount: i32) -> Result<bool> {
-        let amount = u32_in("amount", amount)?;
+    pub fn acquire(&self, amount: i64) -> Result<bool> {
+        let amount = quantity_in("amount", amount)?;
         let control = self.control()?;
         Ok(control.acquire(amount)?)
     }
 
     /// Gives `amount` units back to a quota, never above its capacity (the AWS SDKs' raw `release`).
-    pub fn release(&self, amount: i32) -> Result<()> {
-        let amount = u32_in("amount", amount)?;
+    pub fn release(&self, amount: i64) -> Result<()> {
+        let amount = quantity_in("amount", amount)?;
         let control = self.control()?;
         Ok(control.release(amount)?)
     }
@@ -278,8 +278,8 @@ impl RetrySlots {
 impl RetrySlots {
     /// `capacity` slots (0 refuses every retry and hedge).
     #[uniffi::constructor]
-    pub fn new(capacity: i32) -> Result<Arc<RetrySlots>> {
-        Ok(Arc::new(RetrySlots(Source::Own(rp::RetrySlots::new(u32_in("capacity", capacity)?)))))
+    pub fn new(capacity: i64) -> Result<Arc<RetrySlots>> {
+        Ok(Arc::new(RetrySlots(Source::Own(rp::RetrySlots::new(quantity_in("capacity", capacity)?)))))
     }
 
     /// Takes a slot; none when all are taken.
@@ -295,15 +295,15 @@ impl RetrySlots {
     }
 
     /// Slots in use now.
-    pub fn in_use(&self) -> Result<i32> {
+    pub fn in_use(&self) -> Result<i64> {
         let control = self.control()?;
-        Ok(count_out(control.in_use()))
+        Ok(quantity_out(control.in_use()))
     }
 
     /// How many slots there are.
-    pub fn capacity(&self) -> Result<i32> {
+    pub fn capacity(&self) -> Result<i64> {
         let control = self.control()?;
-        Ok(count_out(control.capacity()))
+        Ok(quantity_out(control.capacity()))
     }
 }
 

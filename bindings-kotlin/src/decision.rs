@@ -29,7 +29,8 @@ pub fn outcome_from_http(
 /// (retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After read
 /// as `reading` says, strict when absent, RateLimit with RateLimit-Policy,
 /// RateLimit-Reset, X-RateLimit-Reset). A status outside
-/// 100..=599 is a lost connection (the server's fault). Given a `policy`, read
+/// 100..=599 (-1 included) is `malformed_response`, never an error: a lost
+/// connection, the server's fault. Given a `policy`, read
 /// as its HTTP helpers read a response (`Outcome::read_http_response`: the
 /// guidance headers its `server_guidance.headers` names, Retry-After as its
 /// `server_guidance.retry_after_reading` says), as an outcome recorded in an
@@ -49,24 +50,54 @@ pub fn outcome_from_http_response(
     })
 }
 
-/// `status`, `headers` (names in any case) and `now_unix_ms` checked, then read by `read` (the core's
-/// `Outcome::read_http_response`, or a policy's `http_outcome`, which reads the headers it names).
-pub(crate) fn read_http_response<'h>(
+/// `headers` (names in any case) and `now_unix_ms` checked, then `status` read by `read` (the core's
+/// `Outcome::read_http_response`, or a policy's `http_outcome`, which reads the headers it names) as the core reads
+/// any status: one outside 100..=599 (-1 from `HttpURLConnection.getResponseCode()`, 65536) is a malformed response,
+/// never an error.
+pub(crate) fn read_http_response(
     status: i32,
-    headers: &'h std::collections::HashMap<String, String>,
+    headers: &std::collections::HashMap<String, String>,
     now_unix_ms: i64,
-    read: impl FnOnce(
-        u16,
+    read: impl for<'h> FnOnce(
+        i64,
         &mut dyn FnMut(&'static str) -> Option<&'h str>,
         u64,
     ) -> core::result::Result<rp::Outcome, rp::Error>,
 ) -> Result<Outcome> {
-    let status = u16::try_from(status)
-        .map_err(|_| crate::invalid("status", format!("must be a whole number in 0..=65535, got {status}")))?;
     let now_unix_ms = ms_in("now_unix_ms", now_unix_ms)?;
-    let mut lookup =
-        |name: &str| headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str());
-    Ok(read(status, &mut lookup, now_unix_ms)?.into())
+    let lines = HeaderLines::new(headers);
+    let mut lookup = |name: &str| lines.get(name);
+    Ok(read(i64::from(status), &mut lookup, now_unix_ms)?.into())
+}
+
+/// A response's headers as the core looks them up: a name in any case gives every line whose name matches it, in
+/// any case, joined by `", "` (as the core reads a repeated header), in the order of the map's names sorted, so
+/// `{"Retry-After": "5", "retry-after": "60"}` reads `"5, 60"` whatever the map's hash order.
+pub(crate) struct HeaderLines(std::collections::BTreeMap<String, String>);
+
+impl HeaderLines {
+    /// The lines of `headers`, grouped by lower-case name.
+    pub(crate) fn new(headers: &std::collections::HashMap<String, String>) -> Self {
+        let mut names: Vec<&String> = headers.keys().collect();
+        names.sort();
+        let mut lines = std::collections::BTreeMap::<String, String>::new();
+        for name in names {
+            let value = &headers[name];
+            lines
+                .entry(name.to_ascii_lowercase())
+                .and_modify(|joined| {
+                    joined.push_str(", ");
+                    joined.push_str(value);
+                })
+                .or_insert_with(|| value.clone());
+        }
+        Self(lines)
+    }
+
+    /// The lines named `name` (in any case), joined; None when no line has that name.
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(&name.to_ascii_lowercase()).map(String::as_str)
+    }
 }
 
 /// The whole message of the typed ending a helper throws for `decision`, the

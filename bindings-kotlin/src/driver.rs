@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use retryplan as rp;
 use retryplan::propagation::Protocol;
 
-use crate::decision::{read_http_response, ERROR_HOOK};
+use crate::decision::{read_http_response, HeaderLines, ERROR_HOOK};
 use crate::live::Registry;
 use crate::operation::{OperationOptions, Stats};
 use crate::policy::Policy;
@@ -182,9 +182,8 @@ impl Driver {
         now_unix_ms: u64,
         redirected: bool,
     ) -> std::result::Result<rp::Receipt, rp::Error> {
-        let lookup = |name: &str| {
-            headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
-        };
+        let lines = HeaderLines::new(&headers);
+        let lookup = |name: &str| lines.get(name);
         lock(&self.0).handle_response_after_redirects(now_ms, attempt, token, status, lookup, now_unix_ms, redirected)
     }
 }

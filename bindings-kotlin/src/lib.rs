@@ -3,8 +3,10 @@
 //! lives in the core crate.
 //!
 //! Boundary conventions:
-//! - milliseconds are `i64` (Kotlin `Long`, Swift `Int64`), counts are `i32`;
-//!   a negative value handed in is an `InvalidArgument` error, never clamped;
+//! - milliseconds are `i64` (Kotlin `Long`, Swift `Int64`), counts of attempts
+//!   are `i32` (at most 128), quantities a configuration bounds (a quota's
+//!   units, retry slots: up to 4294967295) `i64`, never clamped; a negative
+//!   value handed in is an `InvalidArgument` error, never clamped;
 //! - a value the core returns above `i64::MAX` comes out as `i64::MAX` (the
 //!   core keeps durations at most 2^53 - 1, so only sums with absurd clock
 //!   readings near `i64::MAX` could reach it);
@@ -134,8 +136,20 @@ fn long_out(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
+/// A count of attempts or an attempt number handed out: at most the core's attempt limit (128), so never clamped.
 fn count_out(value: u32) -> i32 {
     i32::try_from(value).unwrap_or(i32::MAX)
+}
+
+/// A quantity a configuration bounds (a quota's units, retry slots, half-open probes, failures in a row: up to
+/// 4294967295) handed out, as a `Long`: every value, never clamped.
+fn quantity_out(value: u32) -> i64 {
+    i64::from(value)
+}
+
+/// A quantity handed in (units, slots): 0 to 4294967295, what the configuration reader accepts.
+fn quantity_in(name: &'static str, value: i64) -> Result<u32> {
+    u32::try_from(value).map_err(|_| invalid(name, format!("must be a whole number from 0 to 4294967295, got {value}")))
 }
 
 /// Attempt numbers out, ascending.

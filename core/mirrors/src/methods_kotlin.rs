@@ -2,8 +2,9 @@
 //! the classes of `methods::CONTROLS` as `uniffi::Object`s, included by
 //! `controls.rs`, which keeps `Source` (a control of its own or a
 //! dependency's). How each kind is spelt: a clock reading is `now_ms: i64`
-//! (refused by `ms_in` when the core cannot hold it); a count is an `i32`
-//! (`u32_in`, `count_out`); a grant is an `Arc` of its object, taken from its
+//! (refused by `ms_in` when the core cannot hold it); a count (units, slots: a
+//! quantity a configuration bounds, up to 4294967295) is an `i64` (`quantity_in`,
+//! which refuses what a `u32` cannot hold, and `quantity_out`, which never clamps); a grant is an `Arc` of its object, taken from its
 //! cell; a configuration is its generated record (`record_in`); a snapshot
 //! its generated record; an error the core's, through `RetryplanError`.
 
@@ -90,8 +91,11 @@ fn class_text(classes: &[Class], class: &Class) -> Result<String, String> {
                  Arc::new({name} {{ {init}cell: rp::config::grant::GrantCell::new(grant) }})\n    }}\n}}\n"
             ));
             if let Some(Fact { name: fact, doc: fact_doc, ty, .. }) = fact {
-                let (out, value) =
-                    if ty == "u32" { ("i32", format!("count_out(self.{fact})")) } else { (ty, format!("self.{fact}")) };
+                let (out, value) = if ty == "u32" {
+                    ("i64", format!("quantity_out(self.{fact})"))
+                } else {
+                    (ty, format!("self.{fact}"))
+                };
                 methods.push_str(&format!(
                     "{}    pub fn {fact}(&self) -> {out} {{\n        {value}\n    }}\n",
                     doc(fact_doc, "    ")
@@ -129,7 +133,7 @@ fn constructor_text(class: &Class, constructor: &Method) -> Result<String, Strin
         [Arg::Json] => ("json: String".to_owned(), String::new(), format!("rp::{core}::from_json(&json)?")),
         [Arg::Compiled] => ("form: Vec<u8>".to_owned(), String::new(), format!("rp::{core}::from_compiled(&form)?")),
         [Arg::Count(count)] => {
-            (format!("{count}: i32"), String::new(), format!("rp::{core}::new(u32_in(\"{count}\", {count})?)"))
+            (format!("{count}: i64"), String::new(), format!("rp::{core}::new(quantity_in(\"{count}\", {count})?)"))
         }
         other => return Err(format!("{name}.{}: no Kotlin constructor for {other:?}", constructor.name)),
     };
@@ -160,8 +164,8 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
                 args.push(flag.to_owned());
             }
             Arg::Count(count) => {
-                params.push(format!("{count}: i32"));
-                reads.push_str(&format!("        let {count} = u32_in(\"{count}\", {count})?;\n"));
+                params.push(format!("{count}: i64"));
+                reads.push_str(&format!("        let {count} = quantity_in(\"{count}\", {count})?;\n"));
                 args.push(count.to_owned());
             }
             Arg::Grant { name: grant, class, optional: true } => {
@@ -180,7 +184,7 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
         Ret::Unit => ("Result<()>".to_owned(), format!("control.{call};\n        Ok(())")),
         Ret::UnitOrError => ("Result<()>".to_owned(), format!("Ok(control.{call}?)")),
         Ret::BoolOrError => ("Result<bool>".to_owned(), format!("Ok(control.{call}?)")),
-        Ret::Count => ("Result<i32>".to_owned(), format!("Ok(count_out(control.{call}))")),
+        Ret::Count => ("Result<i64>".to_owned(), format!("Ok(quantity_out(control.{call}))")),
         Ret::Outstanding => {
             ("Result<i64>".to_owned(), format!("Ok(i64::try_from(control.{call}).unwrap_or(i64::MAX))"))
         }

@@ -10,7 +10,9 @@
 //!
 //! Only the number types change at the boundary, each by one helper of the
 //! binding ([`conversion`]): `u64` is `i64` (`long_out`; `ms_in` on the way
-//! in, which refuses what the core cannot hold), `u32` is `i32`, a status
+//! in, which refuses what the core cannot hold), `u32` is `i32` (an attempt
+//! number or a count of attempts, at most 128) or, for a quantity a
+//! configuration bounds ([`QUANTITIES`]), `i64` (never clamped), a status
 //! `u16` is `i32`, a request id is its 16 hex digits, an attempt set a list.
 //! A core field of a type with no conversion here fails the generator,
 //! naming it: add it to [`conversion`] (and its helper to the binding).
@@ -143,7 +145,7 @@ pub fn outputs(root: &Path, tables: &[Table]) -> Result<Vec<Output>, String> {
     }
     let mut text = format!(
         "// {HEADER}\n//! The core's records and enums with data, restated for uniffi with `i64`\n\
-         //! milliseconds and `i32` counts, and their conversions (core/mirrors/src/uniffi_records.rs).\n\n\
+         //! milliseconds, `i32` counts of attempts, `i64` quantities, and their conversions (core/mirrors/src/uniffi_records.rs).\n\n\
          use retryplan as rp;\n"
     );
     for path in &writer.enums {
@@ -232,6 +234,11 @@ fn fields(fields: &syn::Fields, mirror: &Mirror, variant: &str) -> Result<(Vec<F
 
 /// How one field crosses: the binding's type, the expression out of the core's
 /// value `v`, and the expression back (none: not handed in).
+/// The `u32` fields that are quantities, bounded by a configuration (a quota's units, retry slots, half-open probes,
+/// failures in a row: up to 4294967295), not by the attempt limit (128) as attempt numbers and counts of attempts are:
+/// they cross as `i64` (`quantity_out`), so none is clamped to `Int.MAX_VALUE`.
+const QUANTITIES: &[&str] = &["available", "capacity", "consecutive_failures", "probes_running", "retry_slots_in_use"];
+
 struct Conversion {
     ty: String,
     out: String,
@@ -245,6 +252,7 @@ struct Conversion {
 /// ident, the binding's), `enums` the core's unit enums uniffi exports as themselves.
 fn conversion(name: &str, v: &str, ty: &str, mirrored: &[(&str, &str)], enums: &[&str]) -> Result<Conversion, String> {
     let c = |ty: &str, out: String, back: Option<String>, helpers| Conversion { ty: ty.to_owned(), out, back, helpers };
+    let quantity = QUANTITIES.contains(&name);
     let binding = |core: &str| mirrored.iter().find(|(of, _)| *of == core).map(|(_, ident)| *ident);
     if let Some(ident) = binding(ty) {
         return Ok(c(ident, format!("{v}.into()"), Some(format!("{v}.try_into()?")), &[]));
@@ -252,6 +260,13 @@ fn conversion(name: &str, v: &str, ty: &str, mirrored: &[(&str, &str)], enums: &
     Ok(match ty {
         "bool" => c("bool", v.into(), Some(v.into()), &[]),
         "u16" => c("i32", format!("{v}.into()"), Some(format!("status_in(\"{name}\", {v})?")), &["status_in"]),
+        "u32" if quantity => c(
+            "i64",
+            format!("quantity_out({v})"),
+            Some(format!("quantity_in(\"{name}\", {v})?")),
+            &["quantity_out", "quantity_in"],
+        ),
+        "Option<u32>" if quantity => c("Option<i64>", format!("{v}.map(quantity_out)"), None, &["quantity_out"]),
         "u32" => {
             c("i32", format!("count_out({v})"), Some(format!("u32_in(\"{name}\", {v})?")), &["count_out", "u32_in"])
         }

@@ -10,6 +10,7 @@ import java.net.ProtocolException
 import java.net.SocketException
 import java.net.SocketTimeoutException
 import java.net.UnknownHostException
+import java.nio.channels.UnresolvedAddressException
 import javax.net.ssl.SSLException
 import javax.net.ssl.SSLHandshakeException
 import javax.net.ssl.SSLPeerUnverifiedException
@@ -72,10 +73,23 @@ private fun streamReset(error: Throwable): Failure? {
     return if (code == "REFUSED_STREAM") Failure.CONNECTION_REFUSED else Failure.CONNECTION_LOST
 }
 
-private fun byClass(error: Throwable): Failure? = BY_NAME[error.javaClass.name] ?: streamReset(error) ?: when (error) {
-    is UnknownHostException -> Failure.DNS_LOOKUP_FAILED
+/**
+ * A connect that failed because the name did not resolve: java.net.http throws a `ConnectException` (no message)
+ * whose cause is the channel's `UnresolvedAddressException`; its causes are looked through as deep as [failureOf] looks.
+ */
+private fun unresolved(error: ConnectException): Boolean = generateSequence(error.cause) { cause -> cause.cause.takeIf { it !== cause } }
+    .take(WireWords.MAX_CAUSE_DEPTH)
+    .any { it is UnresolvedAddressException || it is UnknownHostException }
 
-    is ConnectException -> if (error.message?.contains("timed out", ignoreCase = true) == true) Failure.CONNECT_TIMEOUT else Failure.CONNECTION_REFUSED
+private fun byClass(error: Throwable): Failure? = BY_NAME[error.javaClass.name] ?: streamReset(error) ?: when (error) {
+    is UnknownHostException, is UnresolvedAddressException -> Failure.DNS_LOOKUP_FAILED
+
+    // Before "refused": java.net.http reports a name that did not resolve as a ConnectException caused by it.
+    is ConnectException -> when {
+        unresolved(error) -> Failure.DNS_LOOKUP_FAILED
+        error.message?.contains("timed out", ignoreCase = true) == true -> Failure.CONNECT_TIMEOUT
+        else -> Failure.CONNECTION_REFUSED
+    }
 
     is NoRouteToHostException, is PortUnreachableException -> Failure.UNREACHABLE
 

@@ -21,6 +21,13 @@ import dev.retryplan.WireWords as W
 internal class HttpReading(val status: Long, val redirected: Boolean, val header: (String) -> String?)
 
 /**
+ * A response header as the core reads it: all its field lines (the client's lookup by name, in any case), joined by
+ * ", " in the order received, as every binding reads a repeated header; null when it is absent. Not the JDK's
+ * `firstValue` nor OkHttp's `header` (the last line): `Retry-After: 5` and `Retry-After: 60` read "5, 60".
+ */
+internal fun joinedLines(lines: List<String>): String? = if (lines.isEmpty()) null else lines.joinToString(", ")
+
+/**
  * What a helper does with its runtime's I/O: how a value an attempt returned
  * is read (null: a function's value, judged by [outcomeOfResult]; else a
  * response, read by the core), which of its errors its failure table names

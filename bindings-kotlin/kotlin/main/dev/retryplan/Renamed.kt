@@ -17,7 +17,7 @@ val Decision.AwaitOutcome.inFlight: Int get() = running
 
 /** The old name of [BreakerSnapshot.probesRunning] (issue 28: one name per concept), kept for one release. */
 @Deprecated("Renamed probesRunning; this alias is removed in the next release", ReplaceWith("probesRunning"))
-val BreakerSnapshot.probesInFlight: Int get() = probesRunning
+val BreakerSnapshot.probesInFlight: Long get() = probesRunning
 
 /** The old name of [remainingMs], kept for one release ("budget" names the retry budget only). */
 @Deprecated(

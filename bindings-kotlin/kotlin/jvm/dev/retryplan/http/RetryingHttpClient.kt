@@ -23,6 +23,7 @@ import dev.retryplan.eachRequestHeader
 import dev.retryplan.followedRedirect
 import dev.retryplan.headerNameOption
 import dev.retryplan.httpFailureOf
+import dev.retryplan.joinedLines
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
@@ -126,7 +127,7 @@ class RetryingHttpClient(
         // redirect target's answer (a previous 401 or 407 is the client's answer to a challenge: the same attempt).
         val read = { response: HttpResponse<T> ->
             val previous = generateSequence(response.previousResponse().orElse(null)) { it.previousResponse().orElse(null) }
-            HttpReading(response.statusCode().toLong(), followedRedirect(previous.map { it.statusCode() })) { response.headers().firstValue(it).orElse(null) }
+            HttpReading(response.statusCode().toLong(), followedRedirect(previous.map { it.statusCode() })) { joinedLines(response.headers().allValues(it)) }
         }
         return helper.operate(Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), served, http) { host ->
             val ownTimeout = template.timeout().orElse(null)

@@ -24,6 +24,7 @@ import dev.retryplan.eachRequestHeader
 import dev.retryplan.followedRedirect
 import dev.retryplan.headerNameOption
 import dev.retryplan.httpFailureOf
+import dev.retryplan.joinedLines
 import okhttp3.Call
 import okhttp3.Interceptor
 import okhttp3.OkHttpClient
@@ -143,7 +144,7 @@ class RetryInterceptor @JvmOverloads constructor(
         val http = helper.policy.httpRequest(request.method(), request.tag(Idempotent::class.java)?.value, idempotencyKeyHeader?.let(request::header))
         // OkHttp follows redirects inside the attempt's call: a response with a 3xx among its prior ones is a redirect
         // target's answer (a prior 503 or 401 is OkHttp's own resend of the same request: the same attempt).
-        val io = Io<Response>({ HttpReading(it.code().toLong(), followedRedirect(priorStatuses(it)), it::header) }, ::okHttpFailureOf, ::invalidRequest, Response::close)
+        val io = Io<Response>({ HttpReading(it.code().toLong(), followedRedirect(priorStatuses(it))) { name -> joinedLines(it.headers(name)) } }, ::okHttpFailureOf, ::invalidRequest, Response::close)
         // The request being served, carried as the call's tag (OkHttpClient.within): no ThreadLocal.
         return helper.operate(io, request.tag(RequestContext::class.java), http, isOneShot(request.body())) { host ->
             val tag = RetryTag(host.key)

@@ -51,14 +51,14 @@ class ControlsTest {
     fun `a dependency exposes its three controls under the core's names`() {
         Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, retrySlots = 2)).use { dependency ->
             val slots = dependency.retrySlots()!!
-            assertEquals(0 to 2, slots.inUse() to slots.capacity())
+            assertEquals(0L to 2L, slots.inUse() to slots.capacity())
             val slot = slots.tryAcquire()!!
-            assertEquals(1, dependency.snapshot(0).retrySlotsInUse, "the handle is the dependency's own retry slots")
+            assertEquals(1L, dependency.snapshot(0).retrySlotsInUse, "the handle is the dependency's own retry slots")
             val charge = dependency.budget()!!.tryRetry(0, false)!!
-            assertEquals(15, (dependency.snapshot(0).budget as BudgetSnapshot.Quota).available)
+            assertEquals(15L, (dependency.snapshot(0).budget as BudgetSnapshot.Quota).available)
             slots.release(slot)
             dependency.budget()!!.onSuccess(1, charge)
-            assertEquals(20, (dependency.snapshot(1).budget as BudgetSnapshot.Quota).available)
+            assertEquals(20L, (dependency.snapshot(1).budget as BudgetSnapshot.Quota).available)
             assertNotNull(dependency.breaker()!!.tryAcquire(0))
         }
         Dependency(DependencyConfig()).use { empty ->
@@ -80,10 +80,10 @@ class ControlsTest {
             refused("permit") { breaker.onFailure(1020, first) }
             refused("permit") { breaker.release(first) }
             val snapshot = breaker.snapshot(1020)
-            assertEquals(BreakerState.HALF_OPEN to 1, snapshot.state to snapshot.probesRunning)
+            assertEquals(BreakerState.HALF_OPEN to 1L, snapshot.state to snapshot.probesRunning)
             @Suppress("DEPRECATION")
             val old = snapshot.probesInFlight
-            assertEquals(1, old, "the old name, kept for one release")
+            assertEquals(1L, old, "the old name, kept for one release")
             breaker.onSuccess(1030, second)
             assertEquals(BreakerState.CLOSED, breaker.snapshot(1030).state)
             assertEquals(0L, breaker.permitsOutstanding())
@@ -94,19 +94,19 @@ class ControlsTest {
     fun `a charge is settled once by a refund, a failure or a spend`() {
         RetryBudget(quota).use { budget ->
             val charges = List(3) { budget.tryRetry(0, false)!! }
-            assertEquals(listOf(5, 5, 5), charges.map { it.cost() })
+            assertEquals(listOf(5L, 5L, 5L), charges.map { it.cost() })
             assertEquals(3L, budget.chargesOutstanding())
             budget.onSuccess(1, charges[0])
             budget.onFailure(1, charges[1])
             budget.spend(charges[2])
             assertEquals(0L, budget.chargesOutstanding())
-            assertEquals(10, available(budget, 1))
+            assertEquals(10L, available(budget, 1))
             for (charge in charges) {
                 refused("charge") { budget.onSuccess(2, charge) }
                 refused("charge") { budget.onFailure(2, charge) }
                 refused("charge") { budget.spend(charge) }
             }
-            assertEquals(10, available(budget, 2), "no refund went through twice")
+            assertEquals(10L, available(budget, 2), "no refund went through twice")
         }
     }
 
@@ -115,10 +115,10 @@ class ControlsTest {
     fun `the old names are read for one release`() {
         ConcurrencyLimit(2).use { old ->
             val slots: RetrySlots = old
-            assertEquals(2, slots.capacity())
+            assertEquals(2L, slots.capacity())
         }
-        Dependency(DependencyConfig(maxConcurrentRetries = 2)).use { assertEquals(2, it.retrySlots()!!.capacity()) }
-        Dependency.fromJson("""{"max_concurrent_retries": 3}""").use { assertEquals(3, it.retrySlots()!!.capacity()) }
+        Dependency(DependencyConfig(maxConcurrentRetries = 2)).use { assertEquals(2L, it.retrySlots()!!.capacity()) }
+        Dependency.fromJson("""{"max_concurrent_retries": 3}""").use { assertEquals(3L, it.retrySlots()!!.capacity()) }
         val both = assertThrows(RetryplanException.InvalidConfig::class.java) {
             Dependency(DependencyConfig(retrySlots = 2, maxConcurrentRetries = 2))
         }
@@ -134,9 +134,9 @@ class ControlsTest {
             slots.release(slot)
             val other = slots.tryAcquire()!!
             refused("slot") { slots.release(slot) }
-            assertEquals(1, slots.inUse(), "the second release did not free the slot another holder took")
+            assertEquals(1L, slots.inUse(), "the second release did not free the slot another holder took")
             slots.release(other)
-            assertEquals(0, slots.inUse())
+            assertEquals(0L, slots.inUse())
         }
     }
 
@@ -153,14 +153,14 @@ class ControlsTest {
         budgetB.tryRetry(0, false)
         val charge = budgetA.tryRetry(0, false)!!
         refused("charge") { budgetB.onSuccess(1, charge) }
-        assertEquals(15 to 15, available(budgetA, 1) to available(budgetB, 1), "B refunded nothing")
+        assertEquals(15L to 15L, available(budgetA, 1) to available(budgetB, 1), "B refunded nothing")
         assertEquals(0L, budgetA.chargesOutstanding())
 
         val (slotsA, slotsB) = RetrySlots(1) to RetrySlots(1)
         val slot = slotsA.tryAcquire()!!
         val held = slotsB.tryAcquire()!!
         refused("slot") { slotsB.release(slot) }
-        assertEquals(0 to 1, slotsA.inUse() to slotsB.inUse())
+        assertEquals(0L to 1L, slotsA.inUse() to slotsB.inUse())
         slotsB.release(held)
 
         val dependencyA = Dependency(DependencyConfig(retrySlots = 1))
@@ -179,14 +179,31 @@ class ControlsTest {
             charge.close()
             permit.destroy()
             slot.close()
-            assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inUse()))
-            assertEquals(15, available(budget), "a charge dropped unsettled stays spent")
+            assertEquals(Triple(0L, 0L, 0L), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inUse()))
+            assertEquals(15L, available(budget), "a charge dropped unsettled stays spent")
             for (reuse in listOf({ budget.onSuccess(1, charge) }, { breaker.onSuccess(1, permit) }, { slots.release(slot) })) {
                 val error = assertThrows(IllegalStateException::class.java, Executable { reuse() })
                 assertTrue(error.message!!.contains("destroyed"), error.message)
             }
-            assertEquals(15, available(budget), "a destroyed charge refunds nothing")
+            assertEquals(15L, available(budget), "a destroyed charge refunds nothing")
         }
+    }
+
+    /** The configuration reader takes up to 4294967295 units and slots; they come back as Long, never clamped to Int. */
+    @Test
+    fun `counts above Int MAX_VALUE come back as they are`() {
+        val big = 3_000_000_000L
+        val json = """{"budget":{"kind":"quota","capacity":$big,"retry_cost":5,"timeout_retry_cost":10,"success_increment":1},"retry_slots":$big}"""
+        Dependency.fromJson(json).use { dependency ->
+            assertEquals(BudgetSnapshot.Quota(big, big), dependency.snapshot(0).budget)
+            val slots = dependency.retrySlots()!!
+            assertEquals(big, slots.capacity())
+            assertTrue(dependency.budget()!!.acquire(big - 1))
+            assertEquals(BudgetSnapshot.Quota(1, big), dependency.snapshot(0).budget)
+        }
+        RetrySlots(4_294_967_295L).use { assertEquals(4_294_967_295L, it.capacity()) }
+        refused("capacity") { RetrySlots(4_294_967_296L) }
+        RetryBudget(quota).use { budget -> refused("amount") { budget.acquire(4_294_967_296L) } }
     }
 
     @Test
@@ -195,7 +212,7 @@ class ControlsTest {
             assertTrue(budget.acquire(19))
             assertTrue(!budget.acquire(2))
             budget.release(100)
-            assertEquals(20, available(budget), "never above capacity")
+            assertEquals(20L, available(budget), "never above capacity")
             refused("amount") { budget.acquire(-1) }
         }
         val methods = RetryBudget::class.java.methods.map { it.name }.toSet()
@@ -234,8 +251,8 @@ class ControlsTest {
                     }
                     jobs.forEach { it.get() }
                     assertEquals(listOf("charge", "permit", "slot"), settled.sorted())
-                    assertEquals(20, available(budget, 1), "refunded once, not four times")
-                    assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inUse()))
+                    assertEquals(20L, available(budget, 1), "refunded once, not four times")
+                    assertEquals(Triple(0L, 0L, 0L), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inUse()))
                 }
             }
         } finally {
@@ -249,7 +266,7 @@ class ControlsTest {
         val pool = Executors.newFixedThreadPool(threads)
         Dependency(DependencyConfig(budget = quota, breaker = breakerConfig, retrySlots = 2)).use { dependency ->
             val (budget, breaker, slots) = Triple(dependency.budget()!!, dependency.breaker()!!, dependency.retrySlots()!!)
-            val peaks = ConcurrentLinkedQueue<Int>()
+            val peaks = ConcurrentLinkedQueue<Long>()
             val barrier = CyclicBarrier(threads)
             val jobs = List(threads) {
                 pool.submit {
@@ -267,8 +284,8 @@ class ControlsTest {
             jobs.forEach { it.get() }
             pool.shutdown()
             assertTrue(peaks.isNotEmpty() && peaks.max() <= 2, "peak ${peaks.maxOrNull()}")
-            assertEquals(Triple(0L, 0L, 0), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inUse()))
-            assertEquals(20, available(budget))
+            assertEquals(Triple(0L, 0L, 0L), Triple(budget.chargesOutstanding(), breaker.permitsOutstanding(), slots.inUse()))
+            assertEquals(20L, available(budget))
         }
     }
 

@@ -72,7 +72,7 @@ class DestroyedTest {
             refused { breaker.release(permit) }
             val snapshot = breaker.snapshot(0)
             assertEquals(BreakerState.CLOSED, snapshot.state)
-            assertEquals(0, snapshot.consecutiveFailures)
+            assertEquals(0L, snapshot.consecutiveFailures)
         }
     }
 
@@ -181,7 +181,7 @@ class DestroyedTest {
                     throw IllegalStateException(settled.message, settled)
                 }
             }
-            assertEquals(reported, breaker.snapshot(0).consecutiveFailures, "each report counted exactly once")
+            assertEquals(reported.toLong(), breaker.snapshot(0).consecutiveFailures, "each report counted exactly once")
             println("permits reported $reported, refused $refusals")
         }
     }

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Assertions.assertNull
 import org.junit.jupiter.api.Test
 import java.io.File
 import java.net.ConnectException
+import java.net.UnknownHostException
+import java.nio.channels.UnresolvedAddressException
 
 /** The failure table looks through wrapped errors exactly as deep as the core says every binding does. */
 class FailuresTest {
@@ -33,6 +35,20 @@ class FailuresTest {
         assertEquals(idempotencyKeyHeader(), IDEMPOTENCY_KEY_HEADER)
         assertEquals(requestIdHeader(), REQUEST_ID_HEADER)
         assertEquals(guidanceHeaders(), GUIDANCE_HEADERS)
+    }
+
+    /**
+     * java.net.http reports `http://nonexistent.invalid/` as a `ConnectException` (no message) caused by the channel's
+     * `UnresolvedAddressException`: a DNS failure, as OkHttp's `UnknownHostException` is, not a refused connection.
+     */
+    @Test
+    fun `a connect whose name did not resolve is a DNS failure`() {
+        val javaNetHttp = ConnectException().apply { initCause(UnresolvedAddressException()) }
+        assertEquals(Failure.DNS_LOOKUP_FAILED, failureOf(javaNetHttp))
+        assertEquals(Failure.DNS_LOOKUP_FAILED, failureOf(RuntimeException("wrapper", javaNetHttp)))
+        assertEquals(Failure.DNS_LOOKUP_FAILED, failureOf(ConnectException("no address").apply { initCause(UnknownHostException("nonexistent.invalid")) }))
+        assertEquals(Failure.DNS_LOOKUP_FAILED, failureOf(UnresolvedAddressException()))
+        assertEquals(Failure.CONNECTION_REFUSED, failureOf(ConnectException("Connection refused").apply { initCause(java.io.IOException("other")) }))
     }
 
     @Test

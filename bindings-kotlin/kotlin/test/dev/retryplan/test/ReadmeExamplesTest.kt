@@ -55,7 +55,7 @@ class ReadmeExamplesTest {
         val expected = Policy.profile("checkout").use { it.toJson() }
         assertEquals(expected, compiledPolicy(line).use { it.toJson() })
         assertEquals("rpp", String(form.copyOf(3)))
-        assertEquals(4, dev.retryplan.Dependency.fromCompiled(controls).use { d -> d.retrySlots()!!.use { it.capacity() } })
+        assertEquals(4L, dev.retryplan.Dependency.fromCompiled(controls).use { d -> d.retrySlots()!!.use { it.capacity() } })
         assertEquals(null, refusal(form))
         assertEquals("not_a_compiled_form", refusal(line.toByteArray()))
         assertEquals("compiled_form_kind", refusal(controls))

@@ -126,7 +126,7 @@ class ThreadsTest {
                 assertEquals(granted.get().toLong(), ratio.retries)
                 val snapshot = breaker.snapshot(0)
                 assertEquals(BreakerState.CLOSED, snapshot.state)
-                assertEquals(total.toInt(), snapshot.consecutiveFailures)
+                assertEquals(total, snapshot.consecutiveFailures)
             }
         }
     }
@@ -165,7 +165,7 @@ class ThreadsTest {
             Stats().use { stats -> repeat(threads * each) { operation(policy, alone, stats) } }
             // The same operations on one thread leave the controls exactly where the threads left them.
             assertEquals(alone.snapshot(0), shared.snapshot(0))
-            assertEquals(0, shared.snapshot(0).retrySlotsInUse)
+            assertEquals(0L, shared.snapshot(0).retrySlotsInUse)
             shared.close()
             alone.close()
         }

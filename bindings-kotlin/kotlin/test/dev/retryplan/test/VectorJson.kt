@@ -61,23 +61,23 @@ object VectorJson {
             "balance_milli" to b.balanceMilli,
         )
 
-        is BudgetSnapshot.Quota -> mapOf("kind" to "quota", "available" to b.available.toLong(), "capacity" to b.capacity.toLong())
+        is BudgetSnapshot.Quota -> mapOf("kind" to "quota", "available" to b.available, "capacity" to b.capacity)
     }
 
     fun breakerSnapshot(b: BreakerSnapshot): Map<String, Any?> = mapOf(
         "state" to name(b.state),
-        "consecutive_failures" to b.consecutiveFailures.toLong(),
+        "consecutive_failures" to b.consecutiveFailures,
         "window_results" to b.windowResults,
         "window_failures" to b.windowFailures,
         "open_until_ms" to b.openUntilMs,
-        "probes_running" to b.probesRunning.toLong(),
+        "probes_running" to b.probesRunning,
     )
 
     /** Absent parts are null here (the core does not skip them). */
     fun dependencySnapshot(d: DependencySnapshot): Map<String, Any?> = mapOf(
         "budget" to d.budget?.let(::budgetSnapshot),
         "breaker" to d.breaker?.let(::breakerSnapshot),
-        "retry_slots_in_use" to d.retrySlotsInUse?.toLong(),
+        "retry_slots_in_use" to d.retrySlotsInUse,
     )
 
     fun redelivery(r: Redelivery): Map<String, Any?> = when (r) {
