@@ -36,7 +36,7 @@ const monotonicNow = () => Math.floor(performance.now());
 /** The helper's clock: `options.now`, each reading checked as a time, or the monotonic clock. */
 const clockOf = (options) => {
   const now = options.now;
-  return now == null ? monotonicNow : () => ms('nowMs', now());
+  return now == null ? monotonicNow : () => ms('now', now()); // named as the caller gave it
 };
 
 /**

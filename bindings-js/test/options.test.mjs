@@ -382,3 +382,12 @@ test("run's null protocol inside a served request is not given: the headers for 
   }
   assert.equal(headers['retryplan-attempt'], '1', String(headers));
 });
+
+test("a helper's clock that answers no time is refused naming the caller's option `now`, not the engine's `nowMs`", async () => {
+  const policy = node.Policy.fromConfig({ maxAttempts: 2, totalTimeoutMs: 1000 });
+  for (const reading of [Number.NaN, -5, 'soon']) {
+    const error = await rejection(node.run(policy, () => 1, { now: () => reading }));
+    assert.equal(error.code, 'invalid_argument', error.message);
+    assert.equal(error.field, 'now', String(reading));
+  }
+});

@@ -149,7 +149,7 @@ fn quantity_out(value: u32) -> i64 {
 
 /// A quantity handed in (units, slots): 0 to 4294967295, what the configuration reader accepts.
 fn quantity_in(name: &'static str, value: i64) -> Result<u32> {
-    u32::try_from(value).map_err(|_| invalid(name, format!("must be a whole number from 0 to 4294967295, got {value}")))
+    u32::try_from(value).map_err(|_| invalid(name, format!("must be a whole number in 0..=4294967295, got {value}")))
 }
 
 /// Attempt numbers out, ascending.

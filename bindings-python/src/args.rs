@@ -25,6 +25,8 @@ pub(crate) const NOW: Clock = Clock("now", "now_ms");
 pub(crate) const DEADLINE: Clock = Clock("deadline", "deadline_ms");
 pub(crate) const NOW_UNIX: Clock = Clock("now_unix", "now_unix_ms");
 pub(crate) const FIRST_SEEN: Clock = Clock("first_seen", "first_seen_ms");
+/// What a helper's own `clock=` returned: an error names the option the caller gave, not an argument of the engine.
+pub(crate) const CLOCK: Clock = Clock("clock", "clock");
 
 impl Clock {
     /// The reading in ms when one spelling is given; both is an error.

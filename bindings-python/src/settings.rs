@@ -9,7 +9,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::PyDict;
 use retryplan::Concurrency;
 
-use crate::args::NOW;
+use crate::args::CLOCK;
 use crate::driver::concurrency_arg;
 use crate::fault::{wrong_type, Res};
 use crate::policy::PyPolicy;
@@ -59,7 +59,7 @@ impl Settings {
     pub(crate) fn now_ms(&self, py: Python<'_>) -> PyResult<u64> {
         match &self.clock {
             None => Ok(self.monotonic_ns() / 1_000_000),
-            Some(clock) => Ok(NOW.read(Some(&clock.bind(py).call0()?), None)?),
+            Some(clock) => Ok(CLOCK.read(Some(&clock.bind(py).call0()?), None)?),
         }
     }
 

@@ -359,3 +359,12 @@ def test_the_readme_table_is_these_rows() -> None:
 
 def test_every_row_label_is_unique() -> None:
     assert len({row.label for row in ROWS}) == len(ROWS)
+
+
+@pytest.mark.parametrize("reading", [math.nan, -5.0, "soon"], ids=["NaN", "negative", "a string"])
+def test_a_helpers_clock_that_answers_no_time_is_refused_naming_the_callers_option(reading: object) -> None:
+    # It was blamed on `now`, an argument of the engine's the caller never gave; the caller gave `clock=`.
+    policy = retryplan.Policy(max_attempts=2, total_timeout_ms=1000)
+    with pytest.raises(retryplan.RetryplanError) as raised:
+        retryplan.retry(policy, clock=lambda: reading)(lambda: 1)()
+    assert raised.value.code == "invalid_argument" and raised.value.field == "clock"
