@@ -159,6 +159,18 @@ pub enum Failure {
     Restart,
 }
 
+impl Failure {
+    /// The name a plan writes (`"failure": "timeout"`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Failure::Unavailable => "unavailable",
+            Failure::Timeout => "timeout",
+            Failure::Restart => "restart",
+        }
+    }
+}
+
 /// One period of trouble.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -648,6 +660,13 @@ fn check(c: &ScenarioConfig) -> Vec<Violation> {
             Phase::Brownout { slowdown, .. } if !(slowdown.is_finite() && (1.0..=1000.0).contains(&slowdown)) => fail(
                 &format!("{field}.slowdown"),
                 format!("scenario.{field}.slowdown ({slowdown}) must be a number in [1, 1000]"),
+            ),
+            Phase::Outage { failure: failure @ (Failure::Timeout | Failure::Restart), retry_after_ms: Some(_), .. } => fail(
+                &format!("{field}.retry_after_ms"),
+                format!(
+                    "scenario.{field}.retry_after_ms is read only with failure unavailable (a 503 carries it): failure {} sends no response, so it would be ignored",
+                    failure.name()
+                ),
             ),
             Phase::Outage { retry_after_ms: Some(ms), .. } if ms > hour => fail(
                 &format!("{field}.retry_after_ms"),

@@ -335,6 +335,32 @@ fn check_reads_on_past_structural_problems_in_every_section() {
 }
 
 #[test]
+fn check_refuses_a_retry_after_on_an_outage_that_sends_no_503() {
+    // A Retry-After rides on a 503: an outage that stalls or restarts sends none, so the field was read and then
+    // ignored (the run and its report as if it were absent). It is refused, naming it; under `unavailable` it counts.
+    let phases = |failure: &str| {
+        format!(
+            r#"{{"policy": {{}}, "scenario": {{"duration_ms": 10000, "arrivals_per_second": 10, "capacity": {{"workers": 4, "queue_limit": 10}},
+                "service_time": {{"kind": "constant", "ms": 10}},
+                "phases": [{{"kind": "outage", "from_ms": 1000, "to_ms": 2000, "failure": "{failure}", "retry_after_ms": 500}}]}}}}"#
+        )
+    };
+    for failure in ["timeout", "restart"] {
+        let out = retryplan(&["check", &scratch(&format!("retry_after_{failure}.json"), &phases(failure))]);
+        assert_eq!(out.code, 1, "{}", out.stdout);
+        assert!(
+            out.stdout.contains(&format!(
+                "scenario.phases[0].retry_after_ms is read only with failure unavailable (a 503 carries it): failure {failure} sends no response, so it would be ignored"
+            )),
+            "{}",
+            out.stdout
+        );
+    }
+    let out = retryplan(&["check", &scratch("retry_after_unavailable.json", &phases("unavailable"))]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}
+
+#[test]
 fn check_reports_structural_and_rule_problems_in_one_run_each_once_at_its_own_path() {
     // Issue 25: a ratio of 1.5 under a misspelt name, a negative time, a misspelt
     // service-time kind, a phase named as the report names it, a phase that ends
