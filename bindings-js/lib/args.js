@@ -88,14 +88,13 @@ export const names = (list) => {
  * "not given". An AbortSignal is checked by its shape (`aborted` and
  * `addEventListener`), so that one from another realm passes. No allocation
  * (`for...in`, not `Object.keys`); `what` names the function the options are
- * for in the words ("helper" by default); `rule` is the refusal's (an
- * object's fields, not options: `not_a_field`).
+ * for in the words ("helper" by default).
  */
-export function only(options, known, what, rule = 'not_an_option') {
+export function only(options, known, what) {
   for (const key in options) {
     const type = known[key];
     if (type === undefined) {
-      if (Object.hasOwn(options, key)) throw refuse(key, rule, what);
+      if (Object.hasOwn(options, key)) throw refuse(key, 'not_an_option', what);
     } else if (type !== true) {
       const value = options[key];
       if (

@@ -19,21 +19,20 @@ def read_policy_file(path: "Union[str, os.PathLike[str]]") -> Union[str, Dict[st
     if not str(path).endswith(".toml"):
         with open(path, "rb") as handle:
             data = handle.read()
+        text, detail = "", ""
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:  # said where, as the CLI says it (cli/src/file.rs `read`)
             detail = f"not valid UTF-8: the byte at offset {error.start} starts no character"
-            raise InvalidConfigError(
-                f"invalid policy configuration: {detail}", config="policy", field="", detail=detail
-            ) from None
-        if text.startswith("\ufeff"):
-            detail = (
-                "not valid JSON: the file starts with a byte order mark (U+FEFF), which JSON has none of "
-                "(RFC 8259 §8.1): save it as UTF-8 without one"
-            )
-            raise InvalidConfigError(
-                f"invalid policy configuration: {detail}", config="policy", field="", detail=detail
-            )
+        else:
+            if text.startswith("\ufeff"):
+                detail = (
+                    "not valid JSON: the file starts with a byte order mark (U+FEFF), which JSON has none of "
+                    "(RFC 8259 §8.1): save it as UTF-8 without one"
+                )
+        if detail:
+            message = f"invalid policy configuration: {detail}"
+            raise InvalidConfigError(message, config="policy", field="", detail=detail)
         return text
     if sys.version_info >= (3, 11):
         import tomllib as toml
