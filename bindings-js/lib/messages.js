@@ -106,7 +106,7 @@ export const BINDING = {
   pushback: () => 'must be "do_not_retry" or {retryAfterMs: number}',
   required: () => 'is required',
   not_an_option: (what = 'helper') => `is not an option of this ${what}`,
-  not_a_field: (what) => `is not a field of ${what}`,
+  spelt: (what, field) => `is not read: ${what}'s field is \`${field}\``,
   function: (value) => `must be a function, got ${kindOf(value)}`,
   response: (value) => `must resolve to a Response (a numeric \`status\` and \`headers\`), got ${kindOf(value)}`,
   signal: (value) => `must be an AbortSignal (with \`aborted\` and \`addEventListener\`), got ${kindOf(value)}`,

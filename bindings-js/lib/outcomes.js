@@ -6,7 +6,7 @@
 // Numbers cross the boundary for less than the wasm reading the object
 // property by property; the wasm's own object path (src/args.rs `outcome`)
 // calls this reader too. Each refusal is a RetryplanError naming the field.
-import { ms, names, oneOf, optional, refuse, text, whole } from './args.js';
+import { ms, oneOf, optional, refuse, text, whole } from './args.js';
 import { NAMES, WIRE } from './generated/wire.js';
 
 /** The outcome's words `read` wrote: its kind, code and delay (`WIRE.NONE` when unused), and an `http_status`'s `errorCode`. */
@@ -18,16 +18,22 @@ function named(name, value, table, names) {
   return code ?? oneOf(name, value, names);
 }
 
-/** The keys an outcome object may have (its type's, or another type's, which its type does not read), and a
- * pushback's. */
-const KEYS = /* @__PURE__ */ names('type status retryAfterMs errorCode code pushback failure verdict');
-const PUSHBACK = /* @__PURE__ */ names('retryAfterMs');
+/** An outcome's fields (and a pushback's) by their spelling with no case or underscore: a key that is one of them
+ * written another way (`retry_after_ms`, as Python writes it; `ErrorCode`) is refused, never read as absent. Any
+ * other key is not read (an outcome built by spreading a response object, `{type: 'http_status', ...response}`). */
+const FIELDS = /* @__PURE__ */ (() => {
+  const fields = Object.create(null);
+  for (const name of ['type', 'status', 'retryAfterMs', 'errorCode', 'code', 'pushback', 'failure', 'verdict'])
+    fields[name.toLowerCase()] = name;
+  return fields;
+})();
 
-/** Refuses the first own key of `object` not in `keys`, naming it: a misspelt or snake_case `retryAfterMs` or
- * `errorCode` is never read as absent (args.js `only`, without its type checks: smaller in a page). */
-function fieldsOf(object, keys, what) {
-  for (const key in object)
-    if (keys[key] === undefined && Object.hasOwn(object, key)) throw refuse(key, 'not_a_field', what);
+/** Refuses the first own key of `object` that spells one of an outcome's fields otherwise, naming it and the field. */
+function fieldsOf(object, what) {
+  for (const key in object) {
+    const field = FIELDS[key.replaceAll('_', '').toLowerCase()];
+    if (field !== undefined && field !== key && Object.hasOwn(object, key)) throw refuse(key, 'spelt', what, field);
+  }
 }
 
 /** A gRPC code's number by its snake_case name. */
@@ -41,7 +47,7 @@ function grpcCode(value) {
 function pushback(value) {
   if (value == null) return WIRE.NONE;
   if (typeof value === 'string' && text('pushback', value) === 'do_not_retry') return WIRE.PUSHBACK_DO_NOT_RETRY;
-  if (typeof value === 'object') fieldsOf(value, PUSHBACK, 'a pushback');
+  if (typeof value === 'object') fieldsOf(value, 'a pushback');
   const delay = typeof value === 'object' ? value.retryAfterMs : undefined;
   if (typeof delay !== 'number') throw refuse('pushback', 'pushback');
   return ms('pushback.retryAfterMs', delay);
@@ -54,7 +60,7 @@ export function read(outcome) {
   words.code = WIRE.NONE;
   words.delay = WIRE.NONE;
   words.errorCode = undefined;
-  fieldsOf(outcome, KEYS, 'an outcome');
+  fieldsOf(outcome, 'an outcome');
   switch (type) {
     case 'success':
       words.kind = WIRE.OUTCOME.success;

@@ -94,11 +94,12 @@ import { serve } from './serve.mjs';
  * body over 64 KiB, refused unsent, read as the caller's request, not as a
  * lost connection: helpers.js) is +74 B and +71 B in the same run: 58546 B
  * and 64195 B. So 58600 B and 64250 B.
- * Session 25's unknown outcome keys refused and the errors' `rule` and
- * `header` (size.mjs's LIMIT) are +137 B and +115 B against session 24's
- * 58553 B and 64207 B: 58690 B and 64322 B. So 58700 B and 64350 B.
+ * Session 25's outcome fields spelt otherwise refused and the errors'
+ * `rule` and `header` (size.mjs's LIMIT) are +158 B and +144 B against
+ * session 24's 58553 B and 64207 B: 58711 B and 64351 B. So 58800 B and
+ * 64400 B.
  */
-const GATE = { checkout: 58_700, shop: 64_350 };
+const GATE = { checkout: 58_800, shop: 64_400 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

@@ -19,18 +19,18 @@ for (const [name, entry] of [
   ['retryplan', { Driver, Policy }],
   ['retryplan/tools', tools],
 ]) {
-  test(`${name}: an outcome's unknown key is refused, naming it (the snake_case one Python writes too)`, () => {
+  test(`${name}: an outcome's field spelt otherwise is refused, naming it and the field (the snake_case Python writes)`, () => {
     const cases = [
-      [{ type: 'http_status', status: 429, retry_after_ms: 500 }, 'retry_after_ms'],
-      [{ type: 'http_status', status: 400, error_code: 'ThrottlingException' }, 'error_code'],
-      [{ type: 'transport', failure: 'connection_lost', retryAfter: 5 }, 'retryAfter'],
-      [{ type: 'success', Status: 200 }, 'Status'],
+      [{ type: 'http_status', status: 429, retry_after_ms: 500 }, 'retry_after_ms', 'retryAfterMs'],
+      [{ type: 'http_status', status: 400, error_code: 'ThrottlingException' }, 'error_code', 'errorCode'],
+      [{ type: 'transport', failure: 'connection_lost', RetryAfterMs: 5 }, 'RetryAfterMs', 'retryAfterMs'],
+      [{ type: 'success', Status: 200 }, 'Status', 'status'],
     ];
-    for (const [outcome, key] of cases) {
+    for (const [outcome, key, field] of cases) {
       const [driver, attempt] = started(entry, { ...POST, idempotency: 'idempotent' });
       const error = throwsCode(() => driver.handleResult(5, attempt, outcome), 'invalid_argument');
       assert.equal(error.field, key);
-      assert.equal(error.message, `invalid argument \`${key}\`: is not a field of an outcome`);
+      assert.equal(error.message, `invalid argument \`${key}\`: is not read: an outcome's field is \`${field}\``);
       // Nothing was handed in: the attempt still runs, and the right spelling is read.
       assert.equal(
         driver.handleResult(5, attempt, { type: 'http_status', status: 429, retryAfterMs: 500 }),
@@ -40,6 +40,13 @@ for (const [name, entry] of [
     const [driver, attempt] = started(entry);
     const pushback = { type: 'grpc_status', code: 'unavailable', pushback: { retry_after_ms: 5 } };
     assert.equal(throwsCode(() => driver.handleResult(5, attempt, pushback)).field, 'retry_after_ms');
+  });
+
+  test(`${name}: any other key of an outcome is not read: one built by spreading a response object is handed in`, () => {
+    const response = { status: 503, ok: false, statusText: 'busy', body: 'try later', headers: {} };
+    const [driver, attempt] = started(entry, { ...POST, idempotency: 'idempotent' });
+    assert.equal(driver.handleResult(5, attempt, { type: 'http_status', ...response }), 'accepted');
+    assert.equal(driver.pollAction(5).type, 'sleep'); // the 503 is retried
   });
 
   test(`${name}: a misspelt option of handleResponse or handleResult is refused, and the POST is not sent again`, () => {

@@ -371,8 +371,18 @@ def test_a_policy_file_not_utf8_or_with_a_bom_is_an_invalid_config_said_where(tm
         str(raised.value) == "invalid policy configuration: not valid UTF-8: the byte at offset 36 starts no character"
     )
     path.write_bytes(b'\xef\xbb\xbf{"max_attempts": 3}')
-    with pytest.raises(InvalidConfigError, match=r"starts with a byte order mark \(U\+FEFF\)"):
+    with pytest.raises(InvalidConfigError, match=r"not valid JSON: the file starts with a byte order mark \(U\+FEFF\)"):
         Policy.from_file(path)
+    # A TOML file too (it raised the builtin from tomllib).
+    toml_path = tmp_path / "policy.toml"
+    toml_path.write_bytes(b'max_attempts = 3\nidempotency = "\xff"\n')
+    with pytest.raises(
+        InvalidConfigError, match="^invalid policy configuration: not valid UTF-8: the byte at offset 32 "
+    ):
+        Policy.from_file(toml_path)
+    toml_path.write_bytes(b"\xef\xbb\xbfmax_attempts = 3\n")
+    with pytest.raises(InvalidConfigError, match=r"not valid TOML: the file starts with a byte order mark \(U\+FEFF\)"):
+        Policy.from_file(toml_path)
 
 
 def _has_toml() -> bool:

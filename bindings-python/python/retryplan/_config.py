@@ -16,23 +16,26 @@ def read_policy_file(path: "Union[str, os.PathLike[str]]") -> Union[str, Dict[st
     from ._errors import InvalidConfigError
 
     path = os.fspath(path)
-    if not str(path).endswith(".toml"):
-        with open(path, "rb") as handle:
-            data = handle.read()
-        text, detail = "", ""
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as error:  # said where, as the CLI says it (cli/src/file.rs `read`)
-            detail = f"not valid UTF-8: the byte at offset {error.start} starts no character"
-        else:
-            if text.startswith("\ufeff"):
-                detail = (
-                    "not valid JSON: the file starts with a byte order mark (U+FEFF), which JSON has none of "
-                    "(RFC 8259 §8.1): save it as UTF-8 without one"
-                )
-        if detail:
-            message = f"invalid policy configuration: {detail}"
-            raise InvalidConfigError(message, config="policy", field="", detail=detail)
+    toml_file = str(path).endswith(".toml")
+    with open(path, "rb") as handle:
+        data = handle.read()
+    text, detail = "", ""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:  # said where, as the CLI says it (cli/src/file.rs `read`)
+        detail = f"not valid UTF-8: the byte at offset {error.start} starts no character"
+    else:
+        if text.startswith("\ufeff"):
+            detail = (
+                "not valid TOML: the file starts with a byte order mark (U+FEFF): save it as UTF-8 without one"
+                if toml_file
+                else "not valid JSON: the file starts with a byte order mark (U+FEFF), which JSON has none of "
+                "(RFC 8259 §8.1): save it as UTF-8 without one"
+            )
+    if detail:
+        message = f"invalid policy configuration: {detail}"
+        raise InvalidConfigError(message, config="policy", field="", detail=detail)
+    if not toml_file:
         return text
     if sys.version_info >= (3, 11):
         import tomllib as toml
@@ -43,10 +46,9 @@ def read_policy_file(path: "Union[str, os.PathLike[str]]") -> Union[str, Dict[st
             raise ModuleNotFoundError(
                 "reading a TOML policy on Python < 3.11 needs tomli: pip install 'retryplan[toml]'"
             ) from error
-    with open(path, "rb") as handle:
-        try:
-            return dict(toml.load(handle))
-        except toml.TOMLDecodeError as error:
-            raise InvalidConfigError(
-                f"invalid policy TOML in {path}: {error}", config="policy", field="", detail=str(error)
-            ) from error
+    try:
+        return dict(toml.loads(text))
+    except toml.TOMLDecodeError as error:
+        raise InvalidConfigError(
+            f"invalid policy TOML in {path}: {error}", config="policy", field="", detail=str(error)
+        ) from error
