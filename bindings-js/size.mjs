@@ -259,9 +259,11 @@ const LIMIT = 123_100;
  * took 270 B off: 56734 B merged, so the limit stays 56900 B.
  * Session 25's outcome fields spelt otherwise refused, and the errors'
  * `rule` and `header` (LIMIT above): 56966 B, +199 B against 56767 B, so
- * 57000 B.
+ * 57000 B. Session 26: an `http_status`'s bad `errorCode` blamed as the
+ * outcome spells it, not as the core names its field (`error_code`): +37 B,
+ * 57003 B against 56966 B, so 57100 B.
  */
-const RUNTIME_LIMIT = 57_000;
+const RUNTIME_LIMIT = 57_100;
 /**
  * The limit of the lean browser runtime (`retryplan/lean`, which the bundler
  * plugin's `runtime: 'lean'` builds a page with): the browser runtime without

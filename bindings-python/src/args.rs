@@ -104,7 +104,7 @@ fn int_arg(name: &'static str, obj: &Bound<'_, PyAny>, max: u64) -> Res<u64> {
     }
     match obj.extract::<u64>() {
         Ok(value) if value <= max => Ok(value),
-        _ => Err(invalid(name, format!("must be an integer in 0..={max}, got {obj}"))),
+        _ => Err(invalid(name, format!("must be a whole number in 0..={max}, got {obj}"))),
     }
 }
 

@@ -64,8 +64,10 @@ impl PyOutcome {
             let number = u32_arg("code", code)?;
             GrpcCode::from_number(number)
                 .ok_or_else(|| invalid("code", format!("a gRPC code number must be in 0..=16, got {number}")))?
-        } else {
+        } else if code.is_instance_of::<PyString>() {
             by_name("code", code)?
+        } else {
+            return Err(wrong_type("code", "a str (a gRPC code's name) or an int in 0..=16", code));
         };
         let pushback = pushback.map(|value| class_arg::<PyPushback>("pushback", value).map(|p| p.inner)).transpose()?;
         Ok(outcome(Outcome::GrpcStatus { code, pushback }))

@@ -316,7 +316,16 @@ def test_range_messages_state_the_arguments_own_range() -> None:
     assert "0..=2^53 - 1" in str(raised.value), "every clock reading says the same range"
     with pytest.raises(InvalidArgumentError) as raised:
         op().on_outcome(now_ms=0, attempt=-1, outcome=retryplan.Outcome.success())
-    assert str(raised.value).endswith("must be an integer in 0..=4294967295, got -1"), str(raised.value)
+    assert str(raised.value).endswith("must be a whole number in 0..=4294967295, got -1"), str(raised.value)
+
+
+def test_a_grpc_code_of_neither_type_names_both() -> None:
+    for code in (True, 1.5, None, b"UNAVAILABLE"):
+        with pytest.raises(retryplan.ArgumentTypeError) as raised:
+            retryplan.Outcome.grpc_status(code)  # type: ignore[arg-type]
+        assert "must be a str (a gRPC code's name) or an int in 0..=16" in str(raised.value), str(raised.value)
+        assert raised.value.field == "code"
+    assert retryplan.Outcome.grpc_status(14) == retryplan.Outcome.grpc_status("unavailable")
 
 
 def test_a_huge_value_is_quoted_as_an_excerpt() -> None:

@@ -3,6 +3,7 @@ grants each issues (single use, owned by the control that issued them, as in
 the core's ``grant`` module) and the counters of grants still out."""
 
 import threading
+import warnings
 from typing import Any, Callable, List
 
 import pytest
@@ -45,6 +46,13 @@ def test_the_old_names_are_read_for_one_release() -> None:
     with pytest.warns(DeprecationWarning, match="ConcurrencyLimit is renamed retryplan.RetrySlots"):
         old = retryplan.ConcurrencyLimit
     assert old is RetrySlots
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        from retryplan import ConcurrencyLimit  # noqa: F401  (the old name, imported as callers did)
+    assert [str(warning.message) for warning in caught] == [
+        "retryplan.ConcurrencyLimit is renamed retryplan.RetrySlots; the old name goes in the next release"
+    ]
+    assert caught[0].filename == __file__  # the caller's line, not importlib's
     assert "ConcurrencyLimit" not in retryplan.__all__
     assert Dependency(max_concurrent_retries=2).retry_slots.capacity == 2  # type: ignore[union-attr]
     with pytest.raises(retryplan.RetryplanError) as raised:

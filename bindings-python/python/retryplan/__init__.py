@@ -137,11 +137,15 @@ if not TYPE_CHECKING:  # hidden from type checkers: a misspelt name is theirs to
     def __getattr__(name: str) -> object:
         """Import enums, exceptions and helpers on first use (PEP 562), so ``import retryplan`` stays cheap."""
         if name in _RENAMED:
+            import sys
             import warnings
 
             new = _RENAMED[name]
-            message = f"retryplan.{name} is renamed retryplan.{new}; the old name goes in the next release"
-            warnings.warn(message, DeprecationWarning, stacklevel=2)
+            # `from retryplan import Old` asks twice: importlib's probe for a submodule, then the import itself.
+            # Only the second is the caller's line, so only it warns (once per use, as `retryplan.Old` does).
+            if sys._getframe(1).f_globals.get("__name__") != "importlib._bootstrap":
+                message = f"retryplan.{name} is renamed retryplan.{new}; the old name goes in the next release"
+                warnings.warn(message, DeprecationWarning, stacklevel=2)
             # Never cached under the old name, so every use warns; the new one may be lazy.
             return globals()[new] if new in globals() else __getattr__(new)
         module = _MODULE_OF.get(name) or ("_errors" if name in __all__ else None)
