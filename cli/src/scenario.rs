@@ -659,7 +659,11 @@ fn check(c: &ScenarioConfig) -> Vec<Violation> {
         match *phase {
             Phase::Brownout { slowdown, .. } if !(slowdown.is_finite() && (1.0..=1000.0).contains(&slowdown)) => fail(
                 &format!("{field}.slowdown"),
-                format!("scenario.{field}.slowdown ({slowdown}) must be a number in [1, 1000]"),
+                // Past 1e16 a float's digits are noise: 1e308, not 309 digits.
+                format!(
+                    "scenario.{field}.slowdown ({}) must be a number in [1, 1000]",
+                    if slowdown.abs() < 1e16 { format!("{slowdown}") } else { format!("{slowdown:e}") }
+                ),
             ),
             Phase::Outage { failure: failure @ (Failure::Timeout | Failure::Restart), retry_after_ms: Some(_), .. } => fail(
                 &format!("{field}.retry_after_ms"),

@@ -361,6 +361,20 @@ fn check_refuses_a_retry_after_on_an_outage_that_sends_no_503() {
 }
 
 #[test]
+fn check_quotes_a_huge_slowdown_in_a_few_digits() {
+    // 1e308 was quoted in all its 309 digits.
+    let path = scratch(
+        "huge_slowdown.json",
+        r#"{"policy": {}, "scenario": {"duration_ms": 10000, "arrivals_per_second": 10, "capacity": {"workers": 4, "queue_limit": 10},
+            "service_time": {"kind": "constant", "ms": 10},
+            "phases": [{"kind": "brownout", "from_ms": 1000, "to_ms": 2000, "slowdown": 1e308}]}}"#,
+    );
+    let out = retryplan(&["check", &path]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.contains("scenario.phases[0].slowdown (1e308) must be a number in [1, 1000]"), "{}", out.stdout);
+}
+
+#[test]
 fn check_reports_structural_and_rule_problems_in_one_run_each_once_at_its_own_path() {
     // Issue 25: a ratio of 1.5 under a misspelt name, a negative time, a misspelt
     // service-time kind, a phase named as the report names it, a phase that ends
