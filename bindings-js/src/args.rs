@@ -20,7 +20,7 @@ use js_sys::Array;
 #[cfg(feature = "config")]
 use js_sys::JsString;
 use retryplan::wire::decode_caller_outcome;
-use retryplan::{Error, Outcome};
+use retryplan::Outcome;
 use wasm_bindgen::prelude::*;
 #[cfg(feature = "tools")]
 use wasm_bindgen::JsCast;
@@ -161,13 +161,7 @@ pub(crate) fn outcome(value: &JsValue) -> Result<Outcome, JsValue> {
 pub(crate) fn outcome_of(kind: f64, code: f64, delay: f64, error_code: Option<&str>) -> Result<Outcome, JsValue> {
     let mut outcome = decode_caller_outcome(kind as i64, code as i64, delay as i64).map_err(js_error)?;
     if let Outcome::HttpStatus { error_code: read, .. } = &mut outcome {
-        *read = error_code.map(retryplan::dialects::aws::ErrorCode::new).transpose().map_err(|mut error| {
-            // Blamed as the outcome object spells it (the core names its own field `error_code`).
-            if let Error::InvalidArgument { field, .. } = &mut error {
-                *field = "errorCode";
-            }
-            js_error(error)
-        })?;
+        *read = error_code.map(retryplan::dialects::aws::ErrorCode::new).transpose().map_err(js_error)?;
     }
     Ok(outcome)
 }

@@ -49,21 +49,6 @@ for (const [name, entry] of [
     assert.equal(driver.pollAction(5).type, 'sleep'); // the 503 is retried
   });
 
-  test(`${name}: an errorCode the core refuses is blamed as the outcome spells it, not as the core names it`, () => {
-    for (const [errorCode, rule] of [
-      ['bad code', 'must be visible ASCII (no spaces or control characters), found " "'],
-      ['x'.repeat(65), 'must be 1 to 64 bytes long, got 65'],
-    ]) {
-      const [driver, attempt] = started(entry, { ...POST, idempotency: 'idempotent' });
-      const error = throwsCode(
-        () => driver.handleResult(5, attempt, { type: 'http_status', status: 400, errorCode }),
-        'invalid_argument',
-      );
-      assert.equal(error.field, 'errorCode');
-      assert.equal(error.message, `invalid argument \`errorCode\`: ${rule}`);
-    }
-  });
-
   test(`${name}: a misspelt option of handleResponse or handleResult is refused, and the POST is not sent again`, () => {
     const [driver, attempt] = started(entry);
     const misspelt = throwsCode(
