@@ -223,8 +223,14 @@ internal class Host<T>(
                         if (settled == null) {
                             val signal = CompletableDeferred<Unit>()
                             wake = signal
-                            val ms = out[W.OUT_UNTIL_MS] - clock.nowMs()
-                            settled = take() ?: if (ms > 0) withTimeoutOrNull(ms) { signal.await() }.let { take() } else null
+                            val from = clock.nowMs()
+                            val ms = out[W.OUT_UNTIL_MS] - from
+                            settled = take() ?: if (ms > 0) {
+                                val woken = withTimeoutOrNull(ms) { signal.await() } != null
+                                take().also { if (it == null && !woken) checkClockMoved(ms, clock.nowMs() - from) }
+                            } else {
+                                null
+                            }
                         }
                         if (settled == null) step(W.INPUT_POLL) else handIn(settled)
                     }
@@ -462,4 +468,19 @@ internal const val HEADER_NAME_RULE = "must be a header name (a non-empty string
 internal fun headerNameOption(field: String, name: String?): String? {
     if (name == "") throw RetryplanException.InvalidArgument(field, HEADER_NAME_RULE, "invalid_argument", Blame.CALLER, "invalid argument `$field`: $HEADER_NAME_RULE, got \"\"")
     return name
+}
+
+/** The shortest wait after which a clock that barely moved is refused. */
+private const val STILL_CLOCK_MS = 50L
+
+/**
+ * A wait of [askedMs] that timed out with the clock moved only [movedMs]: the dispatcher's time is not the clock's
+ * (`runTest`'s virtual time beside [MonotonicClock.SYSTEM]) or the clock stands still. The wait would be armed again
+ * and again (forever, with a clock that never moves): refused, naming `clock`. No real timer ends half a wait early;
+ * shorter waits are not judged (a coarse clock's tick).
+ */
+private fun checkClockMoved(askedMs: Long, movedMs: Long) {
+    if (askedMs < STILL_CLOCK_MS || movedMs * 2 >= askedMs) return
+    val rule = "the clock moved $movedMs ms during a wait of $askedMs ms: a fake sleep or timer needs a clock that moves with it"
+    throw RetryplanException.InvalidArgument("clock", rule, "invalid_argument", Blame.CALLER, "invalid argument `clock`: $rule")
 }

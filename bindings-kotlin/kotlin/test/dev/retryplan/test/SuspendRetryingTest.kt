@@ -5,6 +5,7 @@ import dev.retryplan.Event
 import dev.retryplan.GaveUpException
 import dev.retryplan.GiveUpReason
 import dev.retryplan.IDEMPOTENCY_KEY_HEADER
+import dev.retryplan.MonotonicClock
 import dev.retryplan.Outcome
 import dev.retryplan.Policy
 import dev.retryplan.REQUEST_ID_HEADER
@@ -576,5 +577,37 @@ class SuspendRetryingTest {
             assertEquals(201, interceptorCall(safe, request).first)
             assertEquals(2, server.log(id).size, "the caller's word makes the POST repeatable")
         }
+    }
+
+    /**
+     * A test's fake timers beside a clock they do not move (`runTest`'s virtual `delay` beside
+     * `MonotonicClock.SYSTEM`, or a clock that stands still): each wait timed out with the wake time not yet come by the
+     * clock and was armed again, forever with a frozen clock. It is refused, naming `clock`, in both layers.
+     */
+    @Test
+    fun `a wait that ends while the clock stands still is refused naming clock, not armed again forever`() {
+        val frozen = MonotonicClock { 1_000L }
+        val policy = Policy.fromJson(
+            """{"max_attempts": 3, "total_timeout_ms": 5000, "jitter": {"kind": "none"},
+                "backoff": {"kind": "constant", "base_ms": 60, "multiplier": 1.0, "cap_ms": 60}}""",
+        )
+        val retryable: (Throwable) -> Outcome = { Outcome.Application(Verdict.RETRYABLE) }
+        val words = "invalid argument `clock`: the clock moved 0 ms during a wait of 60 ms: a fake sleep or timer needs a clock that moves with it"
+        val attempts = AtomicInteger()
+        val suspended = assertThrows(RetryplanException.InvalidArgument::class.java) {
+            runBlocking {
+                retrying<Int>(policy, clock = frozen, outcomeOfError = retryable) {
+                    attempts.incrementAndGet()
+                    throw IOException("busy")
+                }
+            }
+        }
+        assertEquals("clock", suspended.field)
+        assertEquals(words, suspended.message)
+        assertEquals(1, attempts.get(), "refused at the first wait")
+        val blocking = assertThrows(RetryplanException.InvalidArgument::class.java) {
+            retryingBlocking<Int>(policy, clock = frozen, outcomeOfError = retryable) { throw IOException("busy") }
+        }
+        assertEquals(words, blocking.message)
     }
 }
