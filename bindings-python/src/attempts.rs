@@ -6,6 +6,7 @@ use std::ops::ControlFlow;
 
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use pyo3::{PyTraverseError, PyVisit};
 use retryplan::{Action, AttemptPlan, Ending, Held, Outcome};
 
 use crate::driver::{action_to_py, plan_arg, PyDriver};
@@ -74,6 +75,13 @@ fn idempotency_key(py: Python<'_>, run: &Py<Run>) -> String {
 
 #[pymethods]
 impl Attempt {
+    /// What it holds, for the cycle collector (its `Run`, which may hold the error whose frame holds it).
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.run)?;
+        visit.call(self.timer.as_ref())?;
+        visit.call(self.entered.as_ref())
+    }
+
     /// The attempt `run` is running now, for `current_attempt()` (None between attempts).
     #[staticmethod]
     fn running_in(run: &Bound<'_, Run>) -> PyResult<Option<Py<Attempt>>> {
@@ -286,8 +294,27 @@ impl Attempts {
     }
 }
 
+impl Drop for Attempts {
+    /// A loop dropped before its operation ended abandons it (`Ctx::abandon`); after the end, nothing is left.
+    fn drop(&mut self) {
+        Python::attach(|py| {
+            let run = self.run.bind(py);
+            if run.try_borrow_mut().is_ok() {
+                Ctx::of(run).abandon();
+            }
+        });
+    }
+}
+
 #[pymethods]
 impl Attempts {
+    /// What it holds, for the cycle collector.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.run)?;
+        visit.call(&self.sleep)?;
+        visit.call(self.attempt.as_ref())
+    }
+
     #[new]
     fn new(run: Py<Run>, sleep: Py<PyAny>) -> Attempts {
         Attempts { run, sleep, attempt: None }

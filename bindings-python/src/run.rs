@@ -21,6 +21,7 @@ use pyo3::exceptions::PyException;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
+use pyo3::{PyTraverseError, PyVisit};
 use retryplan::config::value::Named;
 use retryplan::{Action, AttemptPlan, Ending, Held, Outcome, Receipt, Verdict};
 
@@ -433,6 +434,21 @@ impl<'a, 'py> Ctx<'a, 'py> {
         }
     }
 
+    /// An attempt loop left before its operation ended (`break`, `return` or an error outside `with attempt:`
+    /// after a failed attempt): the operation is cancelled, as when its caller gives up, so its grants go back and
+    /// its observers see it end; either way what it kept is dropped at once (a failed attempt's error holds the
+    /// frame that holds the loop's attempt, which holds this run), not at the collector's next pass. An error an
+    /// observer raises here reaches nobody: it is reported as unraisable.
+    pub(crate) fn abandon(&self) {
+        let ended = self.run.borrow().driver.try_borrow(self.py).map_or(true, |driver| driver.inner.is_ended());
+        if !ended {
+            if let Err(error) = self.cancel() {
+                error.write_unraisable(self.py, Some(self.run.as_any()));
+            }
+        }
+        self.run.borrow_mut().kept.clear();
+    }
+
     /// `plan` starts: the attempt running.
     fn start(&self, plan: AttemptPlan) -> AttemptPlan {
         self.run.borrow_mut().plan = Some(plan);
@@ -556,6 +572,32 @@ impl<'a, 'py> Ctx<'a, 'py> {
 
 #[pymethods]
 impl Run {
+    /// What it holds, for the cycle collector: a failed attempt's error kept under its token holds its
+    /// traceback, whose frame holds the `Attempt`, which holds this `Run`: an attempt loop left early
+    /// (`break` after a failure) was such a cycle, never collected, its driver never dropped.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.settings)?;
+        visit.call(&self.driver)?;
+        visit.call(&self.name)?;
+        for held in [&self.log, &self.read, &self.telemetry, &self.handed_in] {
+            visit.call(held.as_ref())?;
+        }
+        visit.call(self.served.as_ref())?;
+        for (_, kept) in &self.kept {
+            visit.call(&kept.object)?;
+        }
+        Ok(())
+    }
+
+    /// Breaks a cycle the collector found: drops the results kept (their errors hold frames) and the observers'
+    /// state.
+    fn __clear__(&mut self) {
+        self.kept.clear();
+        self.handed_in = None;
+        self.telemetry = None;
+        self.read = None;
+    }
+
     /// A new operation of `settings` (`options`: `idempotency_key`, `deadline`, `method`, `idempotent`,
     /// `policy`, ...; None values are left out).
     #[new]

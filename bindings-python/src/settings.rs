@@ -7,6 +7,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyDict;
+use pyo3::{PyTraverseError, PyVisit};
 use retryplan::Concurrency;
 
 use crate::args::CLOCK;
@@ -125,6 +126,19 @@ impl Settings {
 
 #[pymethods]
 impl Settings {
+    /// What it holds, for the cycle collector: `config` (the `Config` that holds this `Settings`) and the
+    /// helper's hooks, which may hold anything. Without it a helper's settings and all it was given lived for
+    /// the life of the process (the `Config` <-> `Settings` cycle was invisible to the collector).
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.config)?;
+        visit.call(&self.policy)?;
+        visit.call(&self.name)?;
+        for held in [&self.outcome_of_error, &self.outcome_of_result, &self.logger, &self.clock, &self.dispose] {
+            visit.call(held.as_ref())?;
+        }
+        Ok(())
+    }
+
     #[new]
     #[allow(clippy::too_many_arguments)]
     fn new(
