@@ -215,8 +215,11 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * `rule` and `header` (lib/convert.js): 123043 B, +227 B, so 123100 B; the
  * browser runtime 56966 B (+199 B: `fieldsOf` and its table about 155 B,
  * `rule` and `header` 44 B), so 57000 B (RUNTIME_LIMIT).
+ * Session 26: a timer that fires beside a clock standing still refused
+ * instead of armed again forever (lib/host.js `still_clock`): 123113 B,
+ * +70 B, so 123200 B.
  */
-const LIMIT = 123_100;
+const LIMIT = 123_200;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the
@@ -259,11 +262,9 @@ const LIMIT = 123_100;
  * took 270 B off: 56734 B merged, so the limit stays 56900 B.
  * Session 25's outcome fields spelt otherwise refused, and the errors'
  * `rule` and `header` (LIMIT above): 56966 B, +199 B against 56767 B, so
- * 57000 B. Session 26: an `http_status`'s bad `errorCode` blamed as the
- * outcome spells it, not as the core names its field (`error_code`): +37 B,
- * 57003 B against 56966 B, so 57100 B.
+ * 57000 B.
  */
-const RUNTIME_LIMIT = 57_100;
+const RUNTIME_LIMIT = 57_000;
 /**
  * The limit of the lean browser runtime (`retryplan/lean`, which the bundler
  * plugin's `runtime: 'lean'` builds a page with): the browser runtime without

@@ -61,6 +61,7 @@ node --test \
   test/options.test.mjs \
   test/collected.test.mjs \
   test/timers.test.mjs \
+  test/long-lived-signal.test.mjs \
   test/fetch.test.mjs \
   test/fetch-request.test.mjs \
   test/scenarios.test.mjs \

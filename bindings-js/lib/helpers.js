@@ -231,6 +231,46 @@ function eitherSignal(first, second) {
   }
 }
 
+/** Per caller's signal, the attempts (weakly) whose returned responses its abort still aborts. */
+const followers = new WeakMap();
+/** Each returned response's attempt, alive as long as the response (its body reads under the attempt's signal). */
+const attemptOf = new WeakMap();
+/** Forgets a returned response's attempt once the response is collected; the last one, the signal's listener. */
+const forget = new FinalizationRegistry(([signal, ref]) => {
+  const attempts = followers.get(signal);
+  attempts?.delete(ref);
+  if (attempts?.size === 0) {
+    followers.delete(signal);
+    signal.removeEventListener('abort', attempts.abort);
+  }
+});
+
+/**
+ * After the helper returns `response`, the caller's `signal` still aborts its body, as it would fetch's: the
+ * attempt `entry` is aborted with the signal's reason. One listener on a signal while any response it may abort
+ * lives, whatever the number of calls (a server's shutdown signal outlives them all): nothing accumulates.
+ */
+function followAfterReturn(signal, entry, response) {
+  if (signal === undefined || response == null) return;
+  if (signal.aborted) return abortAttempt(entry, signal.reason);
+  let attempts = followers.get(signal);
+  if (attempts === undefined) {
+    const all = (attempts = new Set());
+    all.abort = () => {
+      for (const ref of all) {
+        const attempt = ref.deref();
+        if (attempt !== undefined) abortAttempt(attempt, signal.reason);
+      }
+    };
+    followers.set(signal, all);
+    signal.addEventListener('abort', all.abort);
+  }
+  const ref = new WeakRef(entry);
+  attempts.add(ref);
+  attemptOf.set(response, entry);
+  forget.register(response, [signal, ref]);
+}
+
 /**
  * What `fetch` resolved to, when it is a response (a status and headers for the core to read); anything else is the
  * caller's `fetch` at fault, refused at once, never an attempt's failure to retry.
@@ -320,9 +360,10 @@ function fetchHost(input, init, options, context) {
         ...init,
         cache,
         headers,
-        // The attempt's own cancel, and the caller's: after the helper returns, the caller's signal still aborts the
-        // response's body, as it would fetch's.
-        signal: eitherSignal(signal, entry.signal),
+        // The attempt's own cancel, which the caller's cancel aborts while the operation runs (the host's), and
+        // after it returns for the response it returns (`followAfterReturn`). Never AbortSignal.any of the caller's
+        // signal per attempt: Node keeps every one on a signal that outlives the calls (nodejs/node#55351).
+        signal: entry.signal,
       }),
     ).then(fetched, async (thrown) => {
       // A browser offline when the attempt began and when it failed contacted no network (HTML's
@@ -368,8 +409,10 @@ function fetchHost(input, init, options, context) {
     finish: (host) => {
       const finish = host.ending();
       if (host.endReturns) {
+        const response = host.values[host.endToken];
         boundBody(entries[host.endToken], finish.result?.readableUntilMs, now);
-        return { decision: finish.decision, response: host.values[host.endToken], idempotencyKey: host.keyText };
+        followAfterReturn(signal, entries[host.endToken], response);
+        return { decision: finish.decision, response, idempotencyKey: host.keyText };
       }
       throw ending(host, finish, requestName(request));
     },

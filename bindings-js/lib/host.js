@@ -6,6 +6,7 @@
 // says what becomes of it: dropped (a discarded receipt, a release), or
 // returned or raised by the finish.
 import { _driverCancel, _driverResultOf, _free } from '../wasm/retryplan_js.js';
+import { refuse } from './args.js';
 import { Attempt, abortAttempt, decided } from './convert.js';
 import { RetryplanError } from './error.js';
 import { MISUSE } from './rules.js';
@@ -34,6 +35,8 @@ export const reporter = (nameOf, subject) => (reporting === undefined ? undefine
 
 // setTimeout fires at once for delays above 2^31-1 ms (24.8 days); re-arm instead.
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The shortest wait after which a clock that barely moved is refused (`still_clock`). */
+const STILL_CLOCK_MS = 50;
 
 /** Calls `done` after `ms`; returns a function that cancels it. A `detached` timer never keeps a Node process alive by itself. */
 export function after(ms, done, detached = false) {
@@ -53,11 +56,31 @@ export function after(ms, done, detached = false) {
 const FINISH = Object.freeze({ type: 'finish' });
 const abortError = (message) => new DOMException(`retryplan: ${message}`, 'AbortError');
 
+/**
+ * Per caller's signal, the hosts its abort wakes: one listener on a signal while any operation runs on it,
+ * however many do (a server's one shutdown signal), and none once they are all done.
+ */
+const waking = new WeakMap();
+
 /** Wakes `host` when `signal` aborts; returns what stops listening. */
 function listen(signal, host) {
-  const cancelled = () => host.wakeUp();
-  signal.addEventListener('abort', cancelled);
-  return () => signal.removeEventListener('abort', cancelled);
+  let hosts = waking.get(signal);
+  if (hosts === undefined) {
+    const all = (hosts = new Set());
+    all.wake = () => {
+      for (const each of all) each.wakeUp();
+    };
+    waking.set(signal, all);
+    signal.addEventListener('abort', all.wake);
+  }
+  hosts.add(host);
+  return () => {
+    hosts.delete(host);
+    if (hosts.size === 0) {
+      waking.delete(signal);
+      signal.removeEventListener('abort', hosts.wake);
+    }
+  };
 }
 
 /**
@@ -311,13 +334,19 @@ export class Host {
       await undefined;
       if (this.woken) return;
     }
-    await new Promise((resolve) => {
-      const cancel = after(untilMs - this.now(), resolve);
+    const from = this.now();
+    const askedMs = untilMs - from;
+    const woken = await new Promise((resolve) => {
+      const cancel = after(askedMs, () => resolve(false));
       this.wake = () => {
         cancel();
-        resolve();
+        resolve(true);
       };
     });
+    // A timer that fired with the clock nearly still is a fake timer beside a real clock, or a frozen clock: the
+    // wait would be armed again and again, forever (checked from 50 ms: no real timer fires half a wait early).
+    const movedMs = woken ? askedMs : this.now() - from;
+    if (askedMs >= STILL_CLOCK_MS && movedMs < askedMs / 2) throw refuse('now', 'still_clock', askedMs, movedMs);
   }
 
   /**

@@ -98,8 +98,16 @@ import { serve } from './serve.mjs';
  * `rule` and `header` (size.mjs's LIMIT) are +158 B and +144 B against
  * session 24's 58553 B and 64207 B: 58711 B and 64351 B. So 58800 B and
  * 64400 B.
+ * Session 26: a timer that fires beside a clock standing still refused
+ * instead of armed again forever (lib/host.js `still_clock`) is +55 B and
+ * +54 B (58766 B and 64405 B); a returned response's body following the
+ * caller's signal through one listener per signal, weakly (helpers.js
+ * `followAfterReturn`), instead of an AbortSignal.any per attempt that Node
+ * keeps on a long-lived signal for good, and the operations on one signal
+ * woken through one listener, removed with the last (host.js `listen`):
+ * +202 B and +203 B, 58968 B and 64608 B. So 59000 B and 64700 B.
  */
-const GATE = { checkout: 58_800, shop: 64_400 };
+const GATE = { checkout: 59_000, shop: 64_700 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

@@ -90,3 +90,56 @@ test('a 30-day wait is slept as a 2^31 - 1 ms timer re-armed for the rest, never
     timers.restore();
   }
 });
+
+/** Three attempts two seconds apart, the second and third after a busy first and second. */
+const TWO_SECONDS = Policy.fromConfig({
+  maxAttempts: 3,
+  totalTimeoutMs: 30_000,
+  backoff: { kind: 'constant', baseMs: 2000, multiplier: 1, capMs: 2000 },
+  jitter: { kind: 'none' },
+});
+const flaky = () => {
+  let calls = 0;
+  return () => {
+    calls += 1;
+    if (calls < 3) throw new Busy('busy');
+    return calls;
+  };
+};
+const BUSY_IS_RETRYABLE = { outcomeOfError: (error) => (error instanceof Busy ? RETRYABLE : undefined) };
+
+test('a timer that fires while the clock stands still is refused, naming `now`, not armed again forever', async () => {
+  const timers = fakeTimers();
+  try {
+    // A test's fake timers beside a clock they do not move (here frozen): each wake-up found the wait not over
+    // and armed the timer again, forever.
+    const result = run(TWO_SECONDS, flaky(), { seed: 7, now: () => 1000, ...BUSY_IS_RETRYABLE });
+    const refused = assert.rejects(result, (error) => {
+      assert.equal(error.code, 'invalid_argument');
+      assert.equal(error.field, 'now');
+      assert.equal(
+        error.message,
+        'invalid argument `now`: the clock moved 0 ms during a wait of 2000 ms: a fake sleep or timer needs a clock that moves with it',
+      );
+      return true;
+    });
+    await settle();
+    assert.deepEqual(timers.armed, [2000]);
+    timers.fire();
+    await refused;
+    assert.equal(timers.pending.size, 0, 'no timer armed again');
+  } finally {
+    timers.restore();
+  }
+});
+
+test("node:test's mock timers with Date, and `now` reading Date: the waits pass in fake time (the README's recipe)", async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+  const result = run(TWO_SECONDS, flaky(), { seed: 7, now: () => Date.now(), ...BUSY_IS_RETRYABLE });
+  for (let wait = 0; wait < 2; wait += 1) {
+    await settle();
+    t.mock.timers.tick(2000);
+  }
+  assert.equal(await result, 3);
+  assert.equal(Date.now(), 4000, 'two waits of 2 s, in fake time');
+});
