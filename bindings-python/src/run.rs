@@ -16,6 +16,7 @@
 
 use std::ops::ControlFlow;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use pyo3::exceptions::PyException;
 use pyo3::intern;
@@ -27,7 +28,7 @@ use retryplan::{Action, AttemptPlan, Ending, Held, Outcome, Receipt, Verdict};
 
 use crate::args::NOW_UNIX;
 use crate::driver::{action_to_py, plan_arg, PyDriver, PyServed, SERVING};
-use crate::fault::{wrong_type, Fault};
+use crate::fault::{invalid, wrong_type, Fault};
 use crate::outcome::{PyOutcome, ResponseHead};
 use crate::settings::Settings;
 use crate::sources::drawn;
@@ -187,6 +188,27 @@ pub(crate) fn outcome_arg(obj: &Bound<'_, PyAny>, default: Outcome) -> PyResult<
         Err(_) if obj.is_none() => Ok(default),
         Err(_) => Err(PyErr::from(wrong_type("outcome", "a retryplan.Outcome", obj))),
     }
+}
+
+/// The shortest wait the sync loop judges (s): a coarse clock (Windows' ticks every ~16 ms) may not show a shorter
+/// one, but a sleep that waits moves any clock by at least half of this much.
+const JUDGED_WAIT: f64 = 0.05;
+
+/// How much longer than a short wait (s) the real time may run before a clock that has not moved half of it is
+/// refused: far more than a busy machine delays a sleep, and a clock that follows real time has moved by then.
+const GRACE: f64 = 0.25;
+
+/// A sleep that returned while the clock moved less than half of the `asked` seconds (`moved`): a
+/// fake that does not move the helper's clock, or a clock that does not move. Without this refusal the loop would
+/// call the sleep again and again until the wake time came (a busy wait), or forever on a clock that never moves.
+fn sleep_without_time(asked: f64, moved: f64) -> Fault {
+    let rule = format!(
+        "must wait on the helper's clock, which decides when the next attempt starts: it was asked to wait \
+         {asked:.3} s and returned, but the clock moved {moved:.3} s (a sleep that does not sleep, such as a mock, \
+         or a clock that does not move); give `clock=` a clock this sleep moves, or in tests use \
+         retryplan.testing.fake_time(), which fakes both"
+    );
+    invalid("sleep", rule)
 }
 
 /// One move of a sequential loop: the next attempt to run (`Continue`) or the ending (`Break`), or seconds to sleep.
@@ -474,13 +496,31 @@ impl<'a, 'py> Ctx<'a, 'py> {
             Some((Action::Finish(ending), _)) => return Ok(ControlFlow::Break(ending)),
             polled => polled,
         };
+        // This wait: the clock when it began, its seconds, and the real instant it began at.
+        let mut wait: Option<(f64, f64, Instant)> = None;
         loop {
             match self.step(polled.take())? {
                 Step::Next(next) => return Ok(next),
                 Step::Sleep(seconds) => {
+                    let before = self.s().now(self.py)?;
+                    let (began, length, since) = *wait.get_or_insert_with(|| (before, seconds, Instant::now()));
                     if let Err(error) = sleep.call1((seconds,)) {
                         let _ = self.cancel(); // the sleep's error is raised, whatever an observer raises
                         return Err(error);
+                    }
+                    let after = self.s().now(self.py)?;
+                    // This sleep (a wait long enough for any clock to show), or the whole wait once more real time
+                    // than it passed (a clock that does not move, under waits too short to judge one by one).
+                    let refused = if seconds >= JUDGED_WAIT && after - before < seconds / 2.0 {
+                        Some((seconds, after - before))
+                    } else if after - began < length / 2.0 && since.elapsed().as_secs_f64() >= length + GRACE {
+                        Some((length, after - began))
+                    } else {
+                        None
+                    };
+                    if let Some((asked, moved)) = refused {
+                        let _ = self.cancel();
+                        return Err(PyErr::from(sleep_without_time(asked, moved)));
                     }
                 }
             }

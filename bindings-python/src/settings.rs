@@ -3,6 +3,9 @@
 //! One operation of it is a `Run` (`run.rs`), which also runs the sequential
 //! loop of `@retry` on a plain function (`Run.sequential`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -33,6 +36,18 @@ fn cached_is_enabled_for(logger: &Bound<'_, PyAny>, level: u32) -> PyResult<Opti
     cache.get_item(level)?.map(|enabled| enabled.is_truthy()).transpose()
 }
 
+/// True while `retryplan.testing.fake_time()` is active: the helpers without a clock of their own read
+/// `FAKE_CLOCK` instead of `time.monotonic`. The default clock's one extra cost is this load.
+static FAKING: AtomicBool = AtomicBool::new(false);
+/// The clock of the active `fake_time()` (float seconds), while `FAKING`.
+static FAKE_CLOCK: Mutex<Option<Py<PyAny>>> = Mutex::new(None);
+
+/// The active fake clock, if any (None also when it was just taken away: then the real clock is read).
+fn fake_clock(py: Python<'_>) -> Option<Py<PyAny>> {
+    let clock = FAKE_CLOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    clock.as_ref().map(|clock| clock.clone_ref(py))
+}
+
 /// A run's listeners: the logger of endings, whether every decision is observed, its telemetry.
 pub(crate) type Listeners = (Option<Py<PyAny>>, bool, Option<Py<PyAny>>);
 
@@ -56,19 +71,28 @@ pub(crate) struct Settings {
 }
 
 impl Settings {
-    /// The helper's clock in ms: `time.monotonic` read natively, or the helper's own (float seconds).
+    /// The helper's clock in ms: `time.monotonic` read natively, or the helper's own (float seconds); the fake
+    /// clock of `retryplan.testing.fake_time()` instead of `time.monotonic` while it is active.
     pub(crate) fn now_ms(&self, py: Python<'_>) -> PyResult<u64> {
-        match &self.clock {
-            None => Ok(self.monotonic_ns() / 1_000_000),
-            Some(clock) => Ok(CLOCK.read(Some(&clock.bind(py).call0()?), None)?),
+        match (&self.clock, FAKING.load(Ordering::Relaxed)) {
+            (None, false) => Ok(self.monotonic_ns() / 1_000_000),
+            (Some(clock), _) => Ok(CLOCK.read(Some(&clock.bind(py).call0()?), None)?),
+            (None, true) => match fake_clock(py) {
+                Some(fake) => Ok(CLOCK.read(Some(&fake.bind(py).call0()?), None)?),
+                None => Ok(self.monotonic_ns() / 1_000_000),
+            },
         }
     }
 
-    /// The helper's clock in float seconds.
+    /// The helper's clock in float seconds (the fake one while `fake_time()` is active, as `now_ms`).
     pub(crate) fn now(&self, py: Python<'_>) -> PyResult<f64> {
-        match &self.clock {
-            None => Ok(self.monotonic_ns() as f64 / 1e9),
-            Some(clock) => clock.bind(py).call0()?.extract(),
+        match (&self.clock, FAKING.load(Ordering::Relaxed)) {
+            (None, false) => Ok(self.monotonic_ns() as f64 / 1e9),
+            (Some(clock), _) => clock.bind(py).call0()?.extract(),
+            (None, true) => match fake_clock(py) {
+                Some(fake) => fake.bind(py).call0()?.extract(),
+                None => Ok(self.monotonic_ns() as f64 / 1e9),
+            },
         }
     }
 
@@ -174,6 +198,18 @@ impl Settings {
             dispose,
             name,
         })
+    }
+
+    /// Makes `clock` (float seconds) the clock of every helper without a clock of its own, until it is set to
+    /// None (`retryplan.testing.fake_time()`: the fake's clock while it is active, then the one it replaced).
+    #[staticmethod]
+    fn fake_clock(clock: Option<Py<PyAny>>) {
+        let faking = clock.is_some();
+        let mut held = FAKE_CLOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let replaced = std::mem::replace(&mut *held, clock);
+        FAKING.store(faking, Ordering::Relaxed);
+        drop(held);
+        drop(replaced); // after the lock: dropping a Python object may run its finaliser
     }
 
     /// Forgets the OS randomness drawn ahead (a forked child must not reuse its parent's).

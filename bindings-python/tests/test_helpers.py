@@ -203,12 +203,13 @@ def test_a_value_judged_ambiguous_ends_without_the_hint_about_an_unknown_error()
     an unknown error keeps it."""
     policy = Policy(max_attempts=2, jitter={"kind": "none"})
     ambiguous = lambda value: Outcome.application("ambiguous")  # noqa: E731
+    clock = FakeClock()  # a sleep that does not wait needs a clock it moves (else it is refused: test_testing.py)
 
-    @retryplan.retry(policy, sleep=lambda _: None, seed=1, outcome_of_result=ambiguous)
+    @retryplan.retry(policy, clock=clock, sleep=clock.sleep, seed=1, outcome_of_result=ambiguous)
     def pending() -> str:
         return "pending"
 
-    @retryplan.retry(policy, sleep=lambda _: None, seed=1)
+    @retryplan.retry(policy, clock=clock, sleep=clock.sleep, seed=1)
     def unknown() -> str:
         raise LookupError("nothing classifies this")
 
@@ -217,7 +218,7 @@ def test_a_value_judged_ambiguous_ends_without_the_hint_about_an_unknown_error()
     assert raised.value.last_value == "pending" and raised.value.last_outcome == Outcome.application("ambiguous")
     assert str(raised.value).startswith("retryplan: ") and "outcome_of_error" not in str(raised.value)
     with pytest.raises(GaveUpError) as raised:
-        for attempt in retryplan.attempts(policy, sleep=lambda _: None, seed=1):
+        for attempt in retryplan.attempts(policy, clock=clock, sleep=clock.sleep, seed=1):
             with attempt:
                 attempt.report(Outcome.application("ambiguous"), result="pending")
     assert raised.value.last_value == "pending" and "outcome_of_error" not in str(raised.value)
@@ -611,7 +612,9 @@ def test_the_hook_decides_only_what_the_failure_table_does_not_know() -> None:
         seen.append(error)
         return Outcome.application("retryable") if isinstance(error, AppError) else None
 
-    @retryplan.retry(POLICY, seed=1, sleep=lambda _: None, outcome_of_error=outcome_of_error)
+    clock = FakeClock()
+
+    @retryplan.retry(POLICY, seed=1, clock=clock, sleep=clock.sleep, outcome_of_error=outcome_of_error)
     def flaky() -> str:
         error = next(failures, None)
         if error is not None:

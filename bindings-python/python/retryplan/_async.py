@@ -12,7 +12,10 @@ attempt and propagates; so does an attempt that cancels itself (raises
 and returns or raises only once every task it started has finished (the next
 attempt keeps the driver's schedule: it does not wait for a cancelled one to
 unwind). An async ``sleep=`` that returns before the clock reaches the wake
-time (a fake) is awaited once per wait; the rest is waited on the loop's timer.
+time (a fake) is awaited once per wait; the rest is waited on the loop's timer,
+and a clock that has not moved half of the wait once the timer has run a
+quarter of a second past it is refused (``_check_moving``: it would never come).
+Under ``retryplan.testing.fake_time()`` the helpers' own sleep is the fake's.
 
 ``async_attempts()`` runs its attempts in the caller's task, so one at a
 time, like ``attempts()``; ``async with attempt:`` cancels the block at the
@@ -28,11 +31,11 @@ import asyncio
 import inspect
 
 from ._native import AbortAttempt, Attempt, AttemptPlan, Attempts, Ending, Run, Sleep
-from ._run import ASYNC_SLEEP, CURRENT, Config, loop_run
+from ._run import ASYNC_SLEEP, CURRENT, FAKES, Config, loop_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Awaitable, Callable, Dict, List, Optional, Set
+    from typing import Any, Awaitable, Callable, Dict, List, Optional, Set, Tuple
 
     from ._native import Driver, Policy
     from ._run import LoopOptions, Unpack
@@ -40,6 +43,19 @@ if TYPE_CHECKING:  # pragma: no cover
     Sleeper = Callable[[float], Awaitable[Any]]
 
 __all__ = ["AsyncAttempts", "async_attempts"]
+
+_loop_sleep = asyncio.tasks.sleep
+"""What a sleep that returned early leaves is waited with: asyncio's own (``asyncio.tasks.sleep``), which a test's
+patch of ``asyncio.sleep`` (a mock that returns at once) does not replace, or the wait would spin."""
+
+
+async def default_sleep(seconds: float) -> None:
+    """``async_attempts()``'s own sleep: the active fake's (``retryplan.testing.fake_time()``: the fake clock moves,
+    and the task yields to the loop once), else ``asyncio.sleep`` as it is when called."""
+    if FAKES:
+        await FAKES[-1].async_sleep(seconds)
+    else:
+        await asyncio.sleep(seconds)
 
 
 def running_loop() -> asyncio.AbstractEventLoop:
@@ -76,6 +92,7 @@ async def run_concurrently(
 
     try:
         slept_until = None  # the wake time the caller's sleep was last called for
+        wait: Optional[Tuple[float, float, float]] = None  # the wait the loop's timer runs (see _check_moving)
         while True:
             action = run.poll()
             if isinstance(action, AttemptPlan):
@@ -93,11 +110,19 @@ async def run_concurrently(
             elif isinstance(action, Sleep):  # until then, or until an attempt ends
                 delay = action.until_ms / 1000.0 - run.clock()
                 if not finished and delay > 0:
-                    if sleep is not None and not running and action.until_ms != slept_until:
+                    fake = FAKES[-1] if sleep is None and FAKES else None  # fake_time(): the helper's own sleep is its
+                    own = fake.async_sleep if fake is not None else sleep
+                    if own is not None and not running and action.until_ms != slept_until:
                         slept_until = action.until_ms
-                        await _slept(sleep(delay))
+                        await _slept(own(delay))
                     else:  # what a sleep that returned early left (a fake one: its clock did not move) waits here
+                        if wait is None or wait[1] != action.until_ms:
+                            wait = (run.clock(), action.until_ms, loop.time())
                         await _wake(loop, waiter, delay)
+                        if fake is not None and not finished:  # attempts still run after that wait: the fake clock
+                            fake.advance_to(action.until_ms / 1000.0)  # moves to its end, or it would never come
+                        elif not finished:
+                            _check_moving(run, (wait[0], action.until_ms / 1000.0 - wait[0], wait[2]), loop)
                 while finished:
                     _report(run, finished.pop(0), plans, running)
     except BaseException:  # the caller's cancellation, or an invalid request raised again: the operation ends
@@ -148,6 +173,30 @@ async def _wake(loop: asyncio.AbstractEventLoop, waiter: List[Optional[asyncio.F
     finally:
         timer.cancel()
         waiter[0] = None
+
+
+_GRACE = 0.25
+"""How much longer than a wait (s) the event loop's timer may run before a clock that has not moved half of it is
+refused (as the sync loop's ``GRACE``): far more than a busy loop delays a timer."""
+
+
+def _check_moving(run: Run, wait: Tuple[float, float, float], loop: asyncio.AbstractEventLoop) -> None:
+    """Refuses a wait the helper's clock does not move through (InvalidArgumentError naming ``clock``): ``wait`` is
+    the clock when it began, its seconds, and the loop's time then. The loop's timer has waited it out for real; a
+    clock that moved less than half of it a quarter of a second later does not follow real time, and nothing moves
+    it (a frozen clock, a sleep that does not move it): the wait would never end."""
+    began, length, since = wait
+    moved = run.clock() - began
+    if moved < length / 2 and loop.time() - since >= length + _GRACE:
+        from ._errors import InvalidArgumentError
+
+        rule = (
+            f"must move while the helper waits: the event loop's timer waited out {length:.3f} s, but the clock"
+            f" moved {moved:.3f} s (a clock that does not move, and a sleep that does not move it); give `clock=` a"
+            " clock that follows real time or that `sleep=` moves, or in tests use retryplan.testing.fake_time(),"
+            " which fakes both"
+        )
+        raise InvalidArgumentError(f"invalid argument `clock`: {rule}", field="clock", rule=rule)
 
 
 def _set(future: asyncio.Future[None]) -> None:
@@ -252,18 +301,23 @@ class AsyncAttempts:
         return self
 
     async def __anext__(self) -> Attempt:
-        running_loop()
+        loop = running_loop()
         attempts = self._attempts
         step = attempts.step(True)
         sleep: Sleeper = self._sleep
+        wait: Optional[Tuple[float, float, float]] = None
         while isinstance(step, float):
             if step > 0:
                 try:
+                    if wait is None:
+                        wait = (attempts.run.clock(), step, loop.time())
+                    else:
+                        _check_moving(attempts.run, wait, loop)
                     await _slept(sleep(step))
                 except BaseException:
                     _cancel(attempts.run)
                     raise
-                sleep = asyncio.sleep  # what a sleep that returned early left (a fake one: its clock did not move)
+                sleep = _loop_sleep  # what a sleep that returned early left (a fake one: its clock did not move)
             step = attempts.step(False)
         if step is None:
             raise StopAsyncIteration
@@ -325,9 +379,11 @@ def async_attempts(
     *,
     idempotency_key: Optional[str] = None,
     deadline: Optional[float] = None,
-    sleep: Optional[Sleeper] = asyncio.sleep,
+    sleep: Optional[Sleeper] = None,
     **options: Unpack[LoopOptions],
 ) -> AsyncAttempts:
-    """Start one operation and iterate over its attempts with ``async for`` (one at a time; options as ``attempts``)."""
-    sleep = asyncio.sleep if sleep is None else sleep  # None: the helper's own, as for every helper
+    """Start one operation and iterate over its attempts with ``async for`` (one at a time; options as ``attempts``;
+    ``sleep``: default, or None, ``asyncio.sleep``, or the fake of ``retryplan.testing.fake_time()`` while one is
+    active)."""
+    sleep = default_sleep if sleep is None else sleep  # None: the helper's own, as for every helper
     return AsyncAttempts(loop_run(policy, idempotency_key, deadline, sleep, True, options), sleep)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from ._native import Attempt, Attempts, Policy, Run
-from ._run import Config, _is_coroutine_function, current_attempt, loop_run
+from ._run import Config, _is_coroutine_function, current_attempt, default_sleep, loop_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -116,7 +116,7 @@ def retry(
 
             wrapper = wrap_coroutine_function(fn, config, sleep)
         else:
-            wrapper = _wrap_function(fn, config, sleep or time.sleep)
+            wrapper = _wrap_function(fn, config, sleep or default_sleep)
         for attribute in _WRAPPED:
             if hasattr(fn, attribute):
                 setattr(wrapper, attribute, getattr(fn, attribute))
@@ -194,15 +194,16 @@ def attempts(
     *,
     idempotency_key: Optional[str] = None,
     deadline: Optional[float] = None,
-    sleep: Optional[Callable[[float], Any]] = time.sleep,
+    sleep: Optional[Callable[[float], Any]] = None,
     **options: Unpack[LoopOptions],
 ) -> Attempts:
     """Start one operation and iterate over its attempts (sync, one at a time).
 
-    ``deadline`` is a caller deadline on ``clock`` (seconds); ``sleep`` waits between attempts. The other
+    ``deadline`` is a caller deadline on ``clock`` (seconds); ``sleep`` waits between attempts (default, or None:
+    ``time.sleep``, or the fake of ``retryplan.testing.fake_time()`` while one is active). The other
     options (``outcome_of_error``, ``on_discard``, ``on_decision``, ``logger``, ``stats``, ``clock``, ``seed``,
     ``name``, ``dependency``, ``sequential_attempts``) are :func:`retry`'s (``on_discard`` receives the
     ``result=`` of a report the core drops); ``outcome_of_result`` is refused: the loop reports each outcome.
     """
-    sleep = time.sleep if sleep is None else sleep  # None: the helper's own, as for every helper
+    sleep = default_sleep if sleep is None else sleep  # None: the helper's own, as for every helper
     return Attempts(loop_run(policy, idempotency_key, deadline, sleep, False, options), sleep)

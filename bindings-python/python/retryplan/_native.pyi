@@ -1389,6 +1389,10 @@ class Settings:
         name: str,
     ) -> Settings: ...
     @staticmethod
+    def fake_clock(clock: Optional[Callable[[], float]]) -> None:
+        """Makes ``clock`` the clock of every helper without a clock of its own, until set to None
+        (``retryplan.testing.fake_time()``)."""
+    @staticmethod
     def forget_entropy() -> None:
         """Forgets the OS randomness drawn ahead (a forked child must not reuse its parent's)."""
 

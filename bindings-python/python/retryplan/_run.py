@@ -37,7 +37,7 @@ from ._native import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Dict, Literal, Optional, Tuple, Union
+    from typing import Any, Callable, Dict, List, Literal, Optional, Protocol, Tuple, Union
 
     from ._errors import OperationFailedError
     from ._native import Decision, Ending, Event, Outcome, Policy
@@ -84,11 +84,20 @@ if TYPE_CHECKING:  # pragma: no cover
         outcome_of_exception: Optional[OutcomeOfError]
         """Deprecated name of ``outcome_of_error``."""
 
+    class Fake(Protocol):
+        """What the helpers use of an active ``retryplan.testing.FakeTime`` (typed here: ``testing`` imports this)."""
+
+        def monotonic(self) -> float: ...
+        def sleep(self, seconds: float) -> None: ...
+        async def async_sleep(self, seconds: float) -> None: ...
+        def advance_to(self, when: float) -> None: ...
+
     class HttpOptions(HelperOptions, total=False):
         """The options of an HTTP helper (the httpx transports, the requests adapter)."""
 
-        wall_clock: Callable[[], float]
-        """The wall clock Retry-After dates are read against (default ``time.time``)."""
+        wall_clock: Optional[Callable[[], float]]
+        """The wall clock Retry-After dates are read against (default, or None: ``time.time()``, looked up when read,
+        so that a test's frozen wall clock is the one read)."""
         request_id_header: Optional[str]
         """Each attempt's request id header (default ``X-Request-Id``; None: not sent)."""
         idempotency_key_header: Optional[str]
@@ -104,6 +113,20 @@ SERVED: ContextVar[Any] = ContextVar("retryplan_served", default=None)
 """The request being served in this context (``retryplan.propagation``'s ``Served``, or None): every helper's
 operation starts from its caller's context and records its ending in its answer (the native ``Run``). Here,
 not in ``propagation``, so that the first call of a helper imports nothing more."""
+
+FAKES: List[Fake] = []
+"""The active ``retryplan.testing.fake_time()`` fakes, innermost last: the last one's clock is every helper's
+without a clock of its own (the engine reads it: ``Settings.fake_clock``), and its sleep their sleep."""
+
+
+def default_sleep(seconds: float) -> None:
+    """The sync helpers' own sleep: the active fake's (``retryplan.testing.fake_time()``), else ``time.sleep`` as it
+    is when called (a test's patch of it is called; the loop then refuses a sleep that did not move its clock)."""
+    if FAKES:
+        FAKES[-1].sleep(seconds)
+    else:
+        time.sleep(seconds)
+
 
 if hasattr(os, "register_at_fork"):  # the helpers draw OS randomness ahead: a forked child must not reuse it
     os.register_at_fork(after_in_child=Settings.forget_entropy)
@@ -202,7 +225,7 @@ def loop_run(
     """One operation of an attempt loop (``attempts()``, and ``async_attempts()``: ``asynchronous``). Its settings
     are checked once per set of arguments and kept while in use (a Config holds every object its key names by id);
     ``sleep`` is checked on every call."""
-    if sleep is not time.sleep:  # the sync loop's default; an async loop's is checked cheaply (callable)
+    if sleep is not default_sleep:  # the sync loop's default; an async loop's is checked cheaply (callable)
         check_sleep(sleep, asynchronous)
     if "outcome_of_result" in options:  # an attempt loop reports each outcome itself: it reads no returned value
         _not_an_option("outcome_of_result")

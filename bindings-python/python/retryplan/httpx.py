@@ -57,7 +57,6 @@ is a fresh operation.
 
 from __future__ import annotations
 
-import time
 import weakref
 from collections.abc import Mapping
 
@@ -71,7 +70,7 @@ except ImportError:  # pragma: no cover
 from ._http import Client, HttpHelper, blocking, close_returned, shut, within
 from ._native import Attempt
 from ._redirects import Hop
-from ._run import _check_types, _not_an_option
+from ._run import _check_types, _not_an_option, default_sleep
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -387,7 +386,7 @@ class RetryTransport(httpx.BaseTransport):
         transport: Optional[httpx.BaseTransport] = None,
         *,
         policy: Policy,
-        sleep: Optional[Callable[[float], Any]] = time.sleep,
+        sleep: Optional[Callable[[float], Any]] = None,
         sequential_attempts: bool = False,
         **options: Unpack[HttpOptions],
     ) -> None:
@@ -400,7 +399,7 @@ class RetryTransport(httpx.BaseTransport):
             **options,
         )
         self.transport = _wrapped(transport, "handle_request", "an httpx.BaseTransport", httpx.HTTPTransport)
-        self.sleep = time.sleep if sleep is None else sleep  # None: the helper's own, as for every helper
+        self.sleep = default_sleep if sleep is None else sleep  # None: the helper's own, as for every helper
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request`` as one operation: attempts, waits and headers as the driver decides."""

@@ -54,7 +54,6 @@ key (see ``retryplan._redirects``). A redirect handed back
 from __future__ import annotations
 
 import threading
-import time
 from contextvars import ContextVar
 
 import requests
@@ -67,7 +66,7 @@ from urllib3.exceptions import ReadTimeoutError
 from ._http import Client, HttpHelper, blocking, close_returned, shut, within
 from ._native import Attempt
 from ._redirects import Hop
-from ._run import _check_types
+from ._run import _check_types, default_sleep
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -227,7 +226,7 @@ class RetryAdapter(HTTPAdapter):
         self,
         *,
         policy: Policy,
-        sleep: Optional[Callable[[float], Any]] = time.sleep,
+        sleep: Optional[Callable[[float], Any]] = None,
         sequential_attempts: bool = False,
         idempotent: Optional[bool] = None,
         pool_connections: int = 10,
@@ -247,7 +246,7 @@ class RetryAdapter(HTTPAdapter):
             sleep=sleep,
             **options,
         )
-        self.sleep = time.sleep if sleep is None else sleep  # None: the helper's own, as for every helper
+        self.sleep = default_sleep if sleep is None else sleep  # None: the helper's own, as for every helper
         self.idempotent = idempotent
         self.redirected = threading.local()  # .hop: the redirect this thread's last request returned, if any
 
