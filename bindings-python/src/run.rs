@@ -202,13 +202,17 @@ const GRACE: f64 = 0.25;
 /// fake that does not move the helper's clock, or a clock that does not move. Without this refusal the loop would
 /// call the sleep again and again until the wake time came (a busy wait), or forever on a clock that never moves.
 fn sleep_without_time(asked: f64, moved: f64) -> Fault {
-    let rule = format!(
-        "must wait on the helper's clock, which decides when the next attempt starts: it was asked to wait \
-         {asked:.3} s and returned, but the clock moved {moved:.3} s (a sleep that does not sleep, such as a mock, \
-         or a clock that does not move); give `clock=` a clock this sleep moves, or in tests use \
-         retryplan.testing.fake_time(), which fakes both"
-    );
-    invalid("sleep", rule)
+    invalid("clock", still_clock(asked, moved))
+}
+
+/// The words of a wait the clock did not move through, as every language says them (JS's `still_clock`, Kotlin's
+/// `checkClockMoved`), with Python's two ways out; `asked` and `moved` in seconds.
+pub(crate) fn still_clock(asked: f64, moved: f64) -> String {
+    let (asked_ms, moved_ms) = ((asked * 1000.0).round(), (moved * 1000.0).max(0.0).floor());
+    format!(
+        "the clock moved {moved_ms} ms during a wait of {asked_ms} ms: a fake sleep or timer needs a clock that moves \
+         with it (give `clock=` one this sleep moves, or in tests use retryplan.testing.fake_time(), which fakes both)"
+    )
 }
 
 /// One move of a sequential loop: the next attempt to run (`Continue`) or the ending (`Break`), or seconds to sleep.
@@ -719,6 +723,13 @@ impl Run {
     ) -> PyResult<Py<PyAny>> {
         let ending = Ctx::of(slf).run_sequential(attempt, args, None, sleep, None)?;
         action_to_py(slf.py(), Action::Finish(ending))
+    }
+
+    /// The refusal (`InvalidArgumentError` naming `clock`) of a wait of `asked` seconds the clock moved only
+    /// `moved` through: the async loop raises it, in the sync loop's words.
+    #[staticmethod]
+    fn still_clock(py: Python<'_>, asked: f64, moved: f64) -> Py<PyAny> {
+        PyErr::from(sleep_without_time(asked, moved)).into_value(py).into_any()
     }
 
     /// The winner's value, or raises the typed ending.

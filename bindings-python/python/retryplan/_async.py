@@ -188,15 +188,7 @@ def _check_moving(run: Run, wait: Tuple[float, float, float], loop: asyncio.Abst
     began, length, since = wait
     moved = run.clock() - began
     if moved < length / 2 and loop.time() - since >= length + _GRACE:
-        from ._errors import InvalidArgumentError
-
-        rule = (
-            f"must move while the helper waits: the event loop's timer waited out {length:.3f} s, but the clock"
-            f" moved {moved:.3f} s (a clock that does not move, and a sleep that does not move it); give `clock=` a"
-            " clock that follows real time or that `sleep=` moves, or in tests use retryplan.testing.fake_time(),"
-            " which fakes both"
-        )
-        raise InvalidArgumentError(f"invalid argument `clock`: {rule}", field="clock", rule=rule)
+        raise Run.still_clock(length, moved)
 
 
 def _set(future: asyncio.Future[None]) -> None:

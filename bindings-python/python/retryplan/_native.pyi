@@ -1429,6 +1429,9 @@ class Run:
         """The logger, when it logs (INFO), else None."""
     def clock(self) -> float:
         """The helper's clock, in float seconds."""
+    @staticmethod
+    def still_clock(asked: float, moved: float) -> BaseException:
+        """The refusal (``InvalidArgumentError`` naming ``clock``) of a wait of ``asked`` s the clock moved ``moved``."""
     def dispose(self, value: Any) -> None:
         """Disposes of a value no longer needed, when the helper disposes of values."""
     def poll(self) -> Action:
