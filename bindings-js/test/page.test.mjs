@@ -105,9 +105,12 @@ import { serve } from './serve.mjs';
  * `followAfterReturn`), instead of an AbortSignal.any per attempt that Node
  * keeps on a long-lived signal for good, and the operations on one signal
  * woken through one listener, removed with the last (host.js `listen`):
- * +202 B and +203 B, 58968 B and 64608 B. So 59000 B and 64700 B.
+ * +202 B and +203 B, 58968 B and 64608 B; the still clock judged over a
+ * whole wait too, for waits under 50 ms (a frozen clock with a jittered
+ * 10 ms wait re-armed it forever), +63 B and +62 B: 59031 B and 64670 B.
+ * So 59100 B and 64700 B.
  */
-const GATE = { checkout: 59_000, shop: 64_700 };
+const GATE = { checkout: 59_100, shop: 64_700 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

@@ -143,3 +143,31 @@ test("node:test's mock timers with Date, and `now` reading Date: the waits pass 
   assert.equal(await result, 3);
   assert.equal(Date.now(), 4000, 'two waits of 2 s, in fake time');
 });
+
+test('a frozen clock under waits too short to judge one by one is refused once the timers ran the wait and a quarter of a second more', async () => {
+  const timers = fakeTimers();
+  try {
+    const tenMs = Policy.fromConfig({
+      maxAttempts: 3,
+      backoff: { kind: 'constant', baseMs: 10, multiplier: 1, capMs: 10 },
+      jitter: { kind: 'none' },
+    });
+    const result = run(tenMs, flaky(), { seed: 7, now: () => 1000, ...BUSY_IS_RETRYABLE });
+    const refused = assert.rejects(result, (error) => {
+      assert.equal(error.field, 'now');
+      assert.match(error.message, /the clock moved 0 ms during a wait of 10 ms/);
+      return true;
+    });
+    let fired = 0;
+    await settle();
+    while (timers.pending.size > 0 && fired < 100) {
+      timers.fire();
+      fired += 1;
+      await settle();
+    }
+    await refused;
+    assert.equal(fired, 26, 'refused after 26 timers of 10 ms: 260 ms, the wait and a quarter of a second more');
+  } finally {
+    timers.restore();
+  }
+});

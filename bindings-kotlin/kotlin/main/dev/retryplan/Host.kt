@@ -185,6 +185,7 @@ internal class Host<T>(
     }
 
     private suspend fun loop(scope: CoroutineScope, attempt: suspend (Attempt) -> T): Ended<T> {
+        val stillClock = StillClock()
         try {
             callerActive()
             step(W.INPUT_POLL)
@@ -224,10 +225,11 @@ internal class Host<T>(
                             val signal = CompletableDeferred<Unit>()
                             wake = signal
                             val from = clock.nowMs()
-                            val ms = out[W.OUT_UNTIL_MS] - from
+                            val until = out[W.OUT_UNTIL_MS]
+                            val ms = until - from
                             settled = take() ?: if (ms > 0) {
                                 val woken = withTimeoutOrNull(ms) { signal.await() } != null
-                                take().also { if (it == null && !woken) checkClockMoved(ms, clock.nowMs() - from) }
+                                take().also { if (it == null && !woken) stillClock.timerEnded(until, from, ms, clock.nowMs()) }
                             } else {
                                 null
                             }
@@ -470,17 +472,36 @@ internal fun headerNameOption(field: String, name: String?): String? {
     return name
 }
 
-/** The shortest wait after which a clock that barely moved is refused. */
+/** The shortest timer whose end with the clock nearly still is refused at once. */
 private const val STILL_CLOCK_MS = 50L
 
+/** How far past a wait its timers may run before a clock that has not moved through it is refused. */
+private const val STILL_CLOCK_GRACE_MS = 250L
+
 /**
- * A wait of [askedMs] that timed out with the clock moved only [movedMs]: the dispatcher's time is not the clock's
- * (`runTest`'s virtual time beside [MonotonicClock.SYSTEM]) or the clock stands still. The wait would be armed again
- * and again (forever, with a clock that never moves): refused, naming `clock`. No real timer ends half a wait early;
- * shorter waits are not judged (a coarse clock's tick).
+ * One wait of the loop, across the timers armed for it. A timer that ends with the clock nearly still means the
+ * dispatcher's time is not the clock's (`runTest`'s virtual time beside [MonotonicClock.SYSTEM]) or the clock stands
+ * still: the wait would be armed again and again, forever with a clock that never moves. Refused, naming `clock`,
+ * after one timer of 50 ms or more (no real timer ends half a wait early) or once the timers have run the whole wait
+ * and a quarter of a second more (shorter timers, which a coarse clock may not show one by one).
  */
-private fun checkClockMoved(askedMs: Long, movedMs: Long) {
-    if (askedMs < STILL_CLOCK_MS || movedMs * 2 >= askedMs) return
-    val rule = "the clock moved $movedMs ms during a wait of $askedMs ms: a fake sleep or timer needs a clock that moves with it"
-    throw RetryplanException.InvalidArgument("clock", rule, "invalid_argument", Blame.CALLER, "invalid argument `clock`: $rule")
+private class StillClock {
+    private var untilMs = -1L
+    private var startMs = 0L
+    private var timedMs = 0L
+
+    /** A timer of [askedMs] armed at [fromMs] for the wait until [untilMs] ended, the clock then at [nowMs]. */
+    fun timerEnded(untilMs: Long, fromMs: Long, askedMs: Long, nowMs: Long) {
+        if (untilMs != this.untilMs) {
+            this.untilMs = untilMs
+            startMs = fromMs
+            timedMs = 0
+        }
+        timedMs += askedMs
+        val (lengthMs, movedMs) = untilMs - startMs to nowMs - startMs
+        val still = if (askedMs >= STILL_CLOCK_MS) (nowMs - fromMs) * 2 < askedMs else timedMs >= lengthMs + STILL_CLOCK_GRACE_MS
+        if (!still || movedMs * 2 >= lengthMs) return
+        val rule = "the clock moved $movedMs ms during a wait of $lengthMs ms: a fake sleep or timer needs a clock that moves with it"
+        throw RetryplanException.InvalidArgument("clock", rule, "invalid_argument", Blame.CALLER, "invalid argument `clock`: $rule")
+    }
 }

@@ -609,5 +609,17 @@ class SuspendRetryingTest {
             retryingBlocking<Int>(policy, clock = frozen, outcomeOfError = retryable) { throw IOException("busy") }
         }
         assertEquals(words, blocking.message)
+        // Waits too short to judge one by one: refused once their timers ran the wait and a quarter of a second more.
+        val short = Policy.fromJson(
+            """{"max_attempts": 3, "total_timeout_ms": 5000, "jitter": {"kind": "none"},
+                "backoff": {"kind": "constant", "base_ms": 10, "multiplier": 1.0, "cap_ms": 10}}""",
+        )
+        val shortWait = assertThrows(RetryplanException.InvalidArgument::class.java) {
+            runBlocking { retrying<Int>(short, clock = frozen, outcomeOfError = retryable) { throw IOException("busy") } }
+        }
+        assertEquals(
+            "invalid argument `clock`: the clock moved 0 ms during a wait of 10 ms: a fake sleep or timer needs a clock that moves with it",
+            shortWait.message,
+        )
     }
 }
