@@ -126,6 +126,13 @@ impl Attempt {
         Ok((self.abort_at() - self.run.borrow(py).clock(py)?).max(0.0))
     }
 
+    /// True when this attempt is a hedge, started while an earlier one still runs (`hedge`, as JS's and Kotlin's
+    /// attempts name it).
+    #[getter]
+    fn hedge(&self) -> bool {
+        self.inner.hedge
+    }
+
     /// A fresh id for this attempt's request (send it as `X-Request-Id`).
     #[getter]
     fn request_id(&self) -> String {

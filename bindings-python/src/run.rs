@@ -198,21 +198,17 @@ const JUDGED_WAIT: f64 = 0.05;
 /// refused: far more than a busy machine delays a sleep, and a clock that follows real time has moved by then.
 const GRACE: f64 = 0.25;
 
-/// A sleep that returned while the clock moved less than half of the `asked` seconds (`moved`): a
-/// fake that does not move the helper's clock, or a clock that does not move. Without this refusal the loop would
-/// call the sleep again and again until the wake time came (a busy wait), or forever on a clock that never moves.
+/// A wait of `asked` seconds the clock moved only `moved` through: a sleep that returned without moving the
+/// helper's clock (a fake), or a clock that does not move. Without this refusal the loop would call the sleep again
+/// and again until the wake time came (a busy wait), or forever on a clock that never moves. In the words every
+/// language says it in (JS's `still_clock`, Kotlin's `StillClock`), with Python's two ways out.
 fn sleep_without_time(asked: f64, moved: f64) -> Fault {
-    invalid("clock", still_clock(asked, moved))
-}
-
-/// The words of a wait the clock did not move through, as every language says them (JS's `still_clock`, Kotlin's
-/// `checkClockMoved`), with Python's two ways out; `asked` and `moved` in seconds.
-pub(crate) fn still_clock(asked: f64, moved: f64) -> String {
     let (asked_ms, moved_ms) = ((asked * 1000.0).round(), (moved * 1000.0).max(0.0).floor());
-    format!(
+    let rule = format!(
         "the clock moved {moved_ms} ms during a wait of {asked_ms} ms: a fake sleep or timer needs a clock that moves \
          with it (give `clock=` one this sleep moves, or in tests use retryplan.testing.fake_time(), which fakes both)"
-    )
+    );
+    invalid("clock", rule)
 }
 
 /// One move of a sequential loop: the next attempt to run (`Continue`) or the ending (`Break`), or seconds to sleep.

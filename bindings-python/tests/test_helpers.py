@@ -563,7 +563,8 @@ def hedged(stats: Stats, started: List[Any], cancelled: List[int], hedge: Callab
     async def fetch() -> str:
         attempt = retryplan.current_attempt()
         assert attempt is not None
-        started.append((attempt.attempt, attempt.plan.hedge))
+        assert attempt.hedge is attempt.plan.hedge  # as JS's `context.hedge` and Kotlin's `Attempt.hedge`
+        started.append((attempt.attempt, attempt.hedge))
         if attempt.attempt == 1:
             try:
                 await asyncio.sleep(5)

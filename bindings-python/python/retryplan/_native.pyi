@@ -1489,6 +1489,9 @@ class Attempt:
     def remaining(self) -> float:
         """Seconds left before this attempt times out (never negative)."""
     @property
+    def hedge(self) -> bool:
+        """True when this attempt is a hedge, started while an earlier one still runs (as in JS and Kotlin)."""
+    @property
     def request_id(self) -> str:
         """A fresh id for this attempt's request (send it as ``X-Request-Id``)."""
     @property
