@@ -352,10 +352,10 @@ export class Host {
     // half a wait early), or once the timers have run the whole wait and a quarter of a second more.
     wait[2] += askedMs;
     const [, start] = wait;
-    const movedMs = this.now() - start;
+    const nowMs = this.now();
     const lengthMs = untilMs - start;
-    const still = askedMs >= STILL_CLOCK_MS ? this.now() - from < askedMs / 2 : wait[2] >= lengthMs + 250;
-    if (still && movedMs < lengthMs / 2) throw refuse('now', 'still_clock', lengthMs, movedMs);
+    const still = askedMs >= STILL_CLOCK_MS ? nowMs - from < askedMs / 2 : wait[2] >= lengthMs + 250;
+    if (still && nowMs - start < lengthMs / 2) throw refuse('now', 'still_clock', lengthMs, nowMs - start);
   }
 
   /**

@@ -92,7 +92,8 @@ async def run_concurrently(
 
     try:
         slept_until = None  # the wake time the caller's sleep was last called for
-        wait: Optional[Tuple[float, float, float]] = None  # the wait the loop's timer runs (see _check_moving)
+        wait_until = None  # the wake time of the wait the loop's timer runs, and that wait (see _check_moving):
+        wait: Tuple[float, float, float] = (0.0, 0.0, 0.0)
         while True:
             action = run.poll()
             if isinstance(action, AttemptPlan):
@@ -116,13 +117,13 @@ async def run_concurrently(
                         slept_until = action.until_ms
                         await _slept(own(delay))
                     else:  # what a sleep that returned early left (a fake one: its clock did not move) waits here
-                        if wait is None or wait[1] != action.until_ms:
-                            wait = (run.clock(), action.until_ms, loop.time())
+                        if wait_until != action.until_ms:
+                            wait_until, wait = action.until_ms, (run.clock(), delay, loop.time())
                         await _wake(loop, waiter, delay)
                         if fake is not None and not finished:  # attempts still run after that wait: the fake clock
                             fake.advance_to(action.until_ms / 1000.0)  # moves to its end, or it would never come
                         elif not finished:
-                            _check_moving(run, (wait[0], action.until_ms / 1000.0 - wait[0], wait[2]), loop)
+                            _check_moving(run, wait, loop)
                 while finished:
                     _report(run, finished.pop(0), plans, running)
     except BaseException:  # the caller's cancellation, or an invalid request raised again: the operation ends
