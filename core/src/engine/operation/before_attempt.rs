@@ -3,6 +3,7 @@
 //! a shared dependency ([`grants`](super::grants)), then the attempt's
 //! effective timeout.
 
+use crate::ground::deadline::remaining_ms;
 use crate::outcomes::decision::{Decision, GiveUpReason};
 use crate::policy::AttemptTimeout;
 
@@ -33,20 +34,16 @@ impl Operation {
         if let Some(controls) = self.controls.as_mut() {
             controls.acquire(slot, now, start, last_failure)?;
         }
-        let per_attempt = match self.policy.attempt_timeout {
-            AttemptTimeout::Fixed { ms } => ms,
-            AttemptTimeout::FractionOfRemaining { permille } => {
-                // `remaining` is at most 2^53 - 1 ms and `permille` at most 1000: the product fits in u64.
-                let share = remaining.saturating_mul(u64::from(permille)) / 1000;
-                share.max(minimum)
-            }
+        let timeout_ms = self.attempt_timeout_ms(remaining, minimum);
+        let cut_by_caller = self.deadline_ms < self.policy_deadline_ms && {
+            let policy_remaining = remaining_ms(self.policy_deadline_ms, now, self.policy.response_reserve_ms);
+            timeout_ms < self.attempt_timeout_ms(policy_remaining, minimum)
         };
-        let timeout_ms = per_attempt.min(remaining);
         self.attempts_started += 1;
         let attempt = self.attempts_started;
         let abort_at_ms = now.saturating_add(timeout_ms);
         if let Some(free) = self.running.get_mut(slot) {
-            *free = Running { attempt, abort_at_ms };
+            *free = Running { attempt, abort_at_ms, cut_by_caller };
         }
         self.running_set.insert(attempt);
         self.phase = Phase::Running;
@@ -59,5 +56,19 @@ impl Operation {
             remaining_ms: remaining,
             hedge: start == Start::Hedge,
         })
+    }
+
+    /// The effective timeout of an attempt started with `remaining` ms left:
+    /// the policy's attempt timeout, at most what remains.
+    fn attempt_timeout_ms(&self, remaining: u64, minimum: u64) -> u64 {
+        let per_attempt = match self.policy.attempt_timeout {
+            AttemptTimeout::Fixed { ms } => ms,
+            AttemptTimeout::FractionOfRemaining { permille } => {
+                // `remaining` is at most 2^53 - 1 ms and `permille` at most 1000: the product fits in u64.
+                let share = remaining.saturating_mul(u64::from(permille)) / 1000;
+                share.max(minimum)
+            }
+        };
+        per_attempt.min(remaining)
     }
 }

@@ -83,7 +83,7 @@ use crate::config::error::Error;
 use crate::controls::budget::RetryCause;
 use crate::engine::backoff::polly::PollyState;
 use crate::ground::rng::{mix, Draws, SplitMix64};
-use crate::outcomes::classify::{classify, Class, Outcome};
+use crate::outcomes::classify::{classify, Class, Outcome, TransportFailure};
 use crate::outcomes::decision::{AttemptSet, Decision, GiveUpReason, RequestId};
 use crate::outcomes::http::Repeatability;
 use crate::policy::retry_limits::KindCounts;
@@ -184,10 +184,15 @@ enum Start {
 struct Running {
     attempt: u32,
     abort_at_ms: u64,
+    /// The caller's deadline took time from this attempt: without it the
+    /// attempt would have run longer under the policy alone. Its timeout then
+    /// says nothing of the dependency, which the shared controls are not told
+    /// ([`grants`] releases it as a cancelled attempt).
+    cut_by_caller: bool,
 }
 
 impl Running {
-    const FREE: Running = Running { attempt: 0, abort_at_ms: 0 };
+    const FREE: Running = Running { attempt: 0, abort_at_ms: 0, cut_by_caller: false };
 
     fn is_free(self) -> bool {
         self.attempt == 0
@@ -224,6 +229,9 @@ pub struct Operation {
     controls: Option<Box<Controls>>,
     started_at_ms: u64,
     deadline_ms: u64,
+    /// The deadline the policy alone sets (`total_timeout_ms` after the
+    /// start): later than `deadline_ms` when a caller's deadline is earlier.
+    policy_deadline_ms: u64,
     last_now_ms: u64,
     attempts_started: u32,
     previous_delay_ms: u64,
@@ -305,6 +313,7 @@ impl Operation {
             controls: options.dependency.map(|dependency| Box::new(Controls::new(dependency))),
             started_at_ms: now_ms,
             deadline_ms,
+            policy_deadline_ms: timeout_end,
             last_now_ms: now_ms,
             attempts_started: 0,
             previous_delay_ms,
@@ -399,13 +408,17 @@ impl Operation {
     /// Applies the outcome of the attempt running in `slot`.
     fn settle(&mut self, now_ms: u64, slot: usize, attempt: u32, class: Class, outcome: &Outcome) -> Decision {
         let now = self.observe(now_ms);
-        if let Some(finished) = self.running.get_mut(slot) {
-            *finished = Running::FREE;
-        }
+        let finished = self.running.get_mut(slot).map(|finished| core::mem::replace(finished, Running::FREE));
         self.running_set.remove(attempt);
         let honor_guidance = self.policy.server_guidance.honor;
         if let Some(controls) = self.controls.as_mut() {
-            controls.settle(slot, now, class, outcome, honor_guidance);
+            // A timeout of an attempt the caller's deadline cut short is the caller's, not the dependency's
+            // (gRFC A6 throttles on the server's answers alone): a client that sends a short deadline must
+            // not open a breaker or drain a budget that every other caller shares.
+            let cut_by_caller = finished.is_some_and(|finished| finished.cut_by_caller);
+            let timed_out = matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut, .. });
+            let seen_by_controls = if cut_by_caller && timed_out { Class::Cancelled } else { class };
+            controls.settle(slot, now, seen_by_controls, outcome, honor_guidance);
         }
         let class = self.restricted(class, outcome);
         self.after_attempt(now, attempt, class, outcome)
