@@ -164,6 +164,72 @@ def test_requests_a_failed_body_not_whole_within_its_window_ends_with_a_read_tim
     assert isinstance(raised.value.args[0], ReadTimeoutError)
 
 
+LARGE = 3 << 20  # a failed body three times what the helpers read ahead (READ_AHEAD_BYTES)
+
+
+@pytest.fixture
+def large() -> Iterator[Tuple[str, threading.Event]]:
+    """A server answering 503 with a LARGE body: half of it at once, the rest only once the test sets the event."""
+    body = bytes(range(256)) * (LARGE // 256)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    release = threading.Event()
+
+    def run() -> None:
+        connection, _ = listener.accept()
+        connection.recv(65536)
+        connection.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: %d\r\n\r\n" % LARGE)
+        connection.sendall(body[: LARGE // 2])
+        release.wait(10)
+        connection.sendall(body[LARGE // 2 :])
+        connection.close()
+
+    threading.Thread(target=run, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/", release
+    release.set()
+    listener.close()
+
+
+def whole(chunks: List[bytes]) -> bool:
+    return b"".join(chunks) == bytes(range(256)) * (LARGE // 256)
+
+
+@pytest.mark.parametrize("transport", ["sync", "async"])
+def test_httpx_reads_ahead_only_the_start_of_a_large_failed_body(
+    large: Tuple[str, threading.Event], transport: str
+) -> None:
+    """The call returns once 1 MiB arrived (the rest still held back by the server: reading it all ahead would wait
+    out the window and end in a read timeout, or hold a huge body in memory), and the caller reads every byte."""
+    url, release = large
+    policy, chunks = Policy.from_dict(ONE), []  # type: Policy, List[bytes]
+    if transport == "sync":
+        with httpx.Client(transport=RetryTransport(policy=policy)) as c, c.stream("GET", url) as response:
+            release.set()
+            chunks.extend(response.iter_raw())
+            code = response.status_code
+    else:
+
+        async def main() -> int:
+            async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=policy)) as c:
+                async with c.stream("GET", url) as response:
+                    release.set()
+                    async for chunk in response.aiter_raw():
+                        chunks.append(chunk)
+                    return response.status_code
+
+        code = asyncio.run(main())
+    assert code == 503 and whole(chunks)
+
+
+def test_requests_reads_ahead_only_the_start_of_a_large_failed_body(large: Tuple[str, threading.Event]) -> None:
+    url, release = large
+    with session(ONE) as s:
+        response = s.get(url, stream=True)
+        release.set()
+        assert response.status_code == 503 and whole(list(response.iter_content(65536)))
+
+
 # 3. header name options
 
 

@@ -24,9 +24,11 @@ this module does the rest once:
   response the core releases is closed;
 * no byte read past the deadline: a sync attempt runs in a worker thread that
   is abandoned at its abort time, and the body of a failed response returned
-  at the end is read ahead only within its attempt's window: the caller reads
-  the bytes that arrived, then, for a body that broke or was not whole in
-  time, the library's own error (its read timeout), as a plain read would end;
+  at the end is read ahead only within its attempt's window, and only its
+  first :data:`READ_AHEAD_BYTES`: the caller reads the bytes that arrived,
+  then the rest as the library gives it, or, for a body that broke or was not
+  whole in time, the library's own error (its read timeout), as a plain read
+  would end;
 * every attempt carries the core's outgoing headers (``Attempt.outgoing_headers``: the attempt's remaining
   time, its number, the key when it is sent, whether this layer or one above retries), inside a served
   request or not: a client that never said it retries would let the next hop retry too, and the layers'
@@ -47,13 +49,18 @@ from ._run import Config, _check_types, _not_an_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Dict, List, Optional, Tuple
+    from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
     from ._native import Attempt, Ending
     from ._redirects import Hop
 
 
 _CORE_KEY_HEADER = IDEMPOTENCY_KEY_HEADER.lower()  # the core's outgoing headers are by lower-case name
+
+READ_AHEAD_BYTES = 1 << 20
+"""How much of a failed body returned at the end the helpers read ahead within its window (1 MiB, as the library
+gives the bytes: requests' decoded). The rest is the caller's to read, at the client's own timeouts, as any body: a
+400 MB error page, or a small gzip body that inflates to gigabytes, never sits in memory because a helper read it."""
 
 
 def _check_header_names(**names: Optional[str]) -> None:
@@ -84,17 +91,19 @@ class Client:
     def close(self, response: Any) -> Any:
         return response.close()
 
-    def read(self, response: Any, arrived: List[bytes]) -> None:
-        """Reads the body, appending each chunk to ``arrived`` as it comes; raises the library's own error."""
+    def read(self, response: Any, arrived: List[bytes]) -> Optional[Iterator[bytes]]:
+        """Reads the body (:func:`read_ahead`), appending each chunk to ``arrived`` as it comes: the chunks not read
+        yet, None once the body ended; raises the library's own error."""
         raise NotImplementedError
 
     def timed_out(self, response: Any) -> BaseException:
         """The library's own error for a body not read in time (its read timeout)."""
         raise NotImplementedError
 
-    def replay(self, response: Any, arrived: List[bytes], error: Optional[BaseException]) -> Any:
-        """The response (closed) whose body is ``arrived``, then ``error`` raised where the caller reads it
-        (None: the body is whole)."""
+    def replay(self, response: Any, arrived: List[bytes], error: Optional[BaseException], rest: Any = None) -> Any:
+        """The response whose body is ``arrived``, then ``rest`` (the chunks :meth:`read` left, read from the
+        response's open connection) or ``error`` raised where the caller reads it (neither: the body is whole; the
+        response is closed unless a ``rest`` is still to be read)."""
         raise NotImplementedError
 
     def abort(self, response: Any) -> None:
@@ -102,6 +111,18 @@ class Client:
 
     def attach(self, response: Any, decision: Any) -> Any:
         raise NotImplementedError
+
+
+def read_ahead(chunks: Iterator[bytes], arrived: List[bytes]) -> Optional[Iterator[bytes]]:
+    """Appends a body's ``chunks`` to ``arrived`` until :data:`READ_AHEAD_BYTES` arrived: the chunks left (None
+    once the body ended)."""
+    size = 0
+    for chunk in chunks:
+        arrived.append(chunk)
+        size += len(chunk)
+        if size >= READ_AHEAD_BYTES:
+            return chunks
+    return None
 
 
 def close_returned(response: Any) -> None:
@@ -222,8 +243,9 @@ class HttpHelper:
             return response
         client, arrived = self.client, []  # type: Client, List[bytes]
         error: Optional[BaseException] = None
+        rest = None
         try:
-            blocking(
+            rest = blocking(
                 lambda _: client.read(response, arrived),
                 response,
                 window,
@@ -234,7 +256,7 @@ class HttpHelper:
             error = client.timed_out(response)
         except Exception as broken:  # the library's own error: raised again where the caller reads the body
             error = broken
-        return client.replay(response, list(arrived), error)
+        return client.replay(response, list(arrived), error, rest)
 
 
 def blocking(

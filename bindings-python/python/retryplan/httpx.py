@@ -67,7 +67,7 @@ try:  # what files= makes (httpx exports no name); an httpx that moved it sends 
 except ImportError:  # pragma: no cover
     _MultipartStream = ()  # type: ignore[assignment,misc]
 
-from ._http import Client, HttpHelper, blocking, close_returned, shut, within
+from ._http import READ_AHEAD_BYTES, Client, HttpHelper, blocking, close_returned, read_ahead, shut, within
 from ._native import Attempt
 from ._redirects import Hop
 from ._run import _check_types, _not_an_option, default_sleep
@@ -98,19 +98,22 @@ class _Responses(Client):
             joined[name] = f"{joined[name]}, {value}" if name in joined else value
         return joined
 
-    def read(self, response: httpx.Response, arrived: List[bytes]) -> None:
+    def read(self, response: httpx.Response, arrived: List[bytes]) -> Optional[Iterator[bytes]]:
         """Reads the body as the transport gives it (raw bytes; httpx's own errors), chunk after chunk."""
-        for chunk in response.stream:  # type: ignore[union-attr]
-            arrived.append(chunk)
+        return read_ahead(iter(response.stream), arrived)  # type: ignore[arg-type]
 
     def timed_out(self, response: httpx.Response) -> BaseException:
         return httpx.ReadTimeout("the body was not read within its attempt's window")
 
-    def replay(self, response: httpx.Response, arrived: List[bytes], error: Optional[BaseException]) -> httpx.Response:
+    def replay(
+        self, response: httpx.Response, arrived: List[bytes], error: Optional[BaseException], rest: Any = None
+    ) -> httpx.Response:
         """A response of the same status, headers and extensions (the ending attached) whose body is the bytes that
-        arrived, then ``error`` raised by the read (httpx decodes them and binds the error to the request as ever)."""
-        self.close(response)
-        stream = _Replay(arrived, error)
+        arrived, then the rest from the open connection, or ``error`` raised by the read (httpx decodes them and
+        binds the error to the request as ever)."""
+        if rest is None:
+            self.close(response)
+        stream = _Replay(arrived, error, rest, response.stream)
         return httpx.Response(
             response.status_code, headers=response.headers, stream=stream, extensions=response.extensions
         )
@@ -125,19 +128,35 @@ class _Responses(Client):
 
 
 class _Replay(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """A body read ahead: the chunks that arrived, then the error that ended the read (None: it was whole)."""
+    """A body read ahead: the chunks that arrived, then the chunks left on the open connection (``rest``, of the
+    ``original`` stream, closed with this one) or the error that ended the read (neither: it was whole)."""
 
-    def __init__(self, arrived: List[bytes], error: Optional[BaseException]) -> None:
-        self.arrived, self.error = arrived, error
+    def __init__(self, arrived: List[bytes], error: Optional[BaseException], rest: Any, original: Any) -> None:
+        self.arrived, self.error, self.rest, self.original = arrived, error, rest, original
 
     def __iter__(self) -> Iterator[bytes]:
         yield from self.arrived
-        if self.error is not None:
+        if self.rest is not None:
+            yield from self.rest
+        elif self.error is not None:
             raise self.error
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in self.__iter__():
+        for chunk in self.arrived:
             yield chunk
+        if self.rest is not None:
+            async for chunk in self.rest:
+                yield chunk
+        elif self.error is not None:
+            raise self.error
+
+    def close(self) -> None:
+        if self.rest is not None:
+            self.original.close()
+
+    async def aclose(self) -> None:
+        if self.rest is not None:
+            await self.original.aclose()
 
 
 def _shut(stream: Any) -> None:
@@ -205,10 +224,15 @@ class _AsyncResponses(_Responses):
         if self.closing:
             await asyncio.wait(set(self.closing))
 
-    async def read_async(self, response: httpx.Response, arrived: List[bytes]) -> None:
-        """:meth:`_Responses.read`, awaited."""
-        async for chunk in response.stream:  # type: ignore[union-attr]
+    async def read_async(self, response: httpx.Response, arrived: List[bytes]) -> Optional[AsyncIterator[bytes]]:
+        """:meth:`_Responses.read`, awaited (:func:`~retryplan._http.read_ahead`'s limit)."""
+        chunks, size = response.stream.__aiter__(), 0  # type: ignore[union-attr]
+        async for chunk in chunks:
             arrived.append(chunk)
+            size += len(chunk)
+            if size >= READ_AHEAD_BYTES:
+                return chunks
+        return None
 
 
 def _start(http: HttpHelper, request: httpx.Request) -> Run:
@@ -466,8 +490,9 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         if window is not None:  # a failed body, read ahead within its window (as the sync transport's)
             arrived: List[bytes] = []
             error: Optional[BaseException] = None
+            rest = None
             try:
-                await asyncio.wait_for(self.responses.read_async(response, arrived), max(window, 0.0))
+                rest = await asyncio.wait_for(self.responses.read_async(response, arrived), max(window, 0.0))
             except asyncio.TimeoutError:
                 error = self.responses.timed_out(response)
             except Exception as broken:  # httpx's own error: raised again where the caller reads the body
@@ -475,7 +500,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
             except BaseException:
                 self.responses.close(response)
                 raise
-            response = self.responses.replay(response, list(arrived), error)
+            response = self.responses.replay(response, list(arrived), error, rest)
         return run, response
 
     async def aclose(self) -> None:

@@ -63,7 +63,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import ReadTimeoutError
 
-from ._http import Client, HttpHelper, blocking, close_returned, shut, within
+from ._http import Client, HttpHelper, blocking, close_returned, read_ahead, shut, within
 from ._native import Attempt
 from ._redirects import Hop
 from ._run import _check_types, default_sleep
@@ -146,27 +146,28 @@ _WATCHED_POOLS = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
 class _Responses(Client):
     """requests' responses as the shared HTTP logic sees them."""
 
-    def read(self, response: requests.Response, arrived: List[bytes]) -> None:
+    def read(self, response: requests.Response, arrived: List[bytes]) -> Optional[Iterator[bytes]]:
         """Reads the body as requests does (urllib3's stream, decoded; urllib3's own errors), chunk after chunk."""
-        for chunk in response.raw.stream(CONTENT_CHUNK_SIZE, decode_content=True):
-            arrived.append(chunk)
+        return read_ahead(response.raw.stream(CONTENT_CHUNK_SIZE, decode_content=True), arrived)
 
     def timed_out(self, response: requests.Response) -> BaseException:
         message = "Read timed out (the body was not read within its attempt's window)."
         return ReadTimeoutError(response.raw._pool, None, message)  # as urllib3 raises it (its pool, no URL)
 
     def replay(
-        self, response: requests.Response, arrived: List[bytes], error: Optional[BaseException]
+        self, response: requests.Response, arrived: List[bytes], error: Optional[BaseException], rest: Any = None
     ) -> requests.Response:
-        """The response (its connection closed) whose body is the bytes that arrived, then ``error`` raised where the
-        caller reads it: through requests, which turns urllib3's errors into its own as ever (a broken body:
-        ``ChunkedEncodingError``; one cut at its window: ``ConnectionError`` of a ``ReadTimeoutError``)."""
-        if error is None:
+        """The response whose body is the bytes that arrived, then the rest from its open connection, or (the
+        connection closed) ``error`` raised where the caller reads it: through requests, which turns urllib3's
+        errors into its own as ever (a broken body: ``ChunkedEncodingError``; one cut at its window:
+        ``ConnectionError`` of a ``ReadTimeoutError``)."""
+        if error is None and rest is None:
             response._content = b"".join(arrived)  # what requests holds once a body is read
             response._content_consumed = True
             return response
-        self.close(response)
-        response.raw = _Replay(response.raw, arrived, error)
+        if rest is None:
+            self.close(response)
+        response.raw = _Replay(response.raw, arrived, error, rest)
         return response
 
     def abort(self, response: requests.Response) -> None:
@@ -180,23 +181,30 @@ class _Responses(Client):
 
 
 class _Replay:
-    """A response's urllib3 body read ahead: the chunks that arrived, then the error that ended the read; anything
-    else is the closed original's."""
+    """A response's urllib3 body read ahead: the chunks that arrived, then the chunks left on the open connection
+    (``rest``) or the error that ended the read; anything else is the original's."""
 
-    def __init__(self, raw: Any, arrived: List[bytes], error: BaseException) -> None:
-        self.original, self.arrived, self.error = raw, arrived, error
+    def __init__(self, raw: Any, arrived: List[bytes], error: Optional[BaseException], rest: Any) -> None:
+        self.original, self.arrived, self.error, self.rest = raw, arrived, error, rest
 
     def stream(self, amt: Any = None, decode_content: Any = None) -> Iterator[bytes]:
         yield from self.arrived
         self.arrived = []
-        raise self.error
+        if self.rest is not None:
+            yield from self.rest
+        elif self.error is not None:
+            raise self.error
 
     def read(self, amt: Any = None, decode_content: Any = None, cache_content: bool = False) -> bytes:
-        if not self.arrived:
+        if self.arrived:
+            data, self.arrived = b"".join(self.arrived), []
+            return data
+        if self.rest is not None:
+            data, self.rest = b"".join(self.rest), None
+            return data
+        if self.error is not None:
             raise self.error
-        data = b"".join(self.arrived)
-        self.arrived = []
-        return data
+        return b""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.original, name)
