@@ -218,8 +218,11 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * Session 26: a timer that fires beside a clock standing still refused
  * instead of armed again forever (lib/host.js `still_clock`): 123113 B,
  * +70 B, so 123200 B.
+ * Session 27: a timeout a caller's deadline caused is not the dependency's
+ * failure (the core's `Running::cut_by_caller`, a second attempt timeout
+ * reckoned against the policy's own deadline): 123230 B, +117 B, so 123300 B.
  */
-const LIMIT = 123_200;
+const LIMIT = 123_300;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the
@@ -263,8 +266,9 @@ const LIMIT = 123_200;
  * Session 25's outcome fields spelt otherwise refused, and the errors'
  * `rule` and `header` (LIMIT above): 56966 B, +199 B against 56767 B, so
  * 57000 B.
+ * Session 27's caller-cut timeout (LIMIT above): 57085 B, +119 B, so 57100 B.
  */
-const RUNTIME_LIMIT = 57_000;
+const RUNTIME_LIMIT = 57_100;
 /**
  * The limit of the lean browser runtime (`retryplan/lean`, which the bundler
  * plugin's `runtime: 'lean'` builds a page with): the browser runtime without

@@ -109,8 +109,11 @@ import { serve } from './serve.mjs';
  * whole wait too, for waits under 50 ms (a frozen clock with a jittered
  * 10 ms wait re-armed it forever), +63 B and +62 B: 59031 B and 64670 B.
  * So 59100 B and 64700 B.
+ * Session 27: a timeout a caller's deadline caused is not counted by the
+ * shared controls (the core's `cut_by_caller`; size.mjs): 59140 B (+109) and
+ * 64789 B (+119), so 59200 B and 64800 B.
  */
-const GATE = { checkout: 59_100, shop: 64_700 };
+const GATE = { checkout: 59_200, shop: 64_800 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

@@ -35,10 +35,8 @@ impl Operation {
             controls.acquire(slot, now, start, last_failure)?;
         }
         let timeout_ms = self.attempt_timeout_ms(remaining, minimum);
-        let cut_by_caller = self.deadline_ms < self.policy_deadline_ms && {
-            let policy_remaining = remaining_ms(self.policy_deadline_ms, now, self.policy.response_reserve_ms);
-            timeout_ms < self.attempt_timeout_ms(policy_remaining, minimum)
-        };
+        let policy_remaining = remaining_ms(self.policy_deadline_ms, now, self.policy.response_reserve_ms);
+        let cut_by_caller = timeout_ms < self.attempt_timeout_ms(policy_remaining, minimum);
         self.attempts_started += 1;
         let attempt = self.attempts_started;
         let abort_at_ms = now.saturating_add(timeout_ms);
