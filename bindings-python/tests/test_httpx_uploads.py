@@ -213,11 +213,13 @@ def test_a_hedged_upload_sends_each_attempt_whole() -> None:
     bodies: Dict[int, bytes] = {}
 
     class Slow(httpx.AsyncBaseTransport):
-        """The first attempt stalls mid-body until the hedge has started; then both read a chunk in turn."""
+        """The first attempt stalls mid-body until the hedge has started; then both read a chunk in turn, and neither
+        answers before both read their whole body (the first answer ends the other attempt, however the two ran)."""
 
         def __init__(self) -> None:
             self.hedged = asyncio.Event()
             self.started = 0
+            self.read = {1: asyncio.Event(), 2: asyncio.Event()}
 
         async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
             self.started += 1
@@ -231,6 +233,8 @@ def test_a_hedged_upload_sends_each_attempt_whole() -> None:
                     await asyncio.wait_for(self.hedged.wait(), 10)  # a guard, never reached: the hedge starts
                 await asyncio.sleep(0)  # the other attempt reads between two chunks of this one
             bodies[attempt] = b"".join(chunks)
+            self.read[attempt].set()
+            await asyncio.wait_for(self.read[3 - attempt].wait(), 10)
             return httpx.Response(200)
 
     async def send() -> httpx.Response:
