@@ -11,7 +11,6 @@ here=$root/bindings-python
 venv=$root/.venv-python
 fresh=$root/target/python-fresh
 wheels=$root/target/python-wheels
-export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-1}"
 export CARGO_TERM_COLOR=never PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
 started=$SECONDS
 
@@ -87,7 +86,7 @@ step "static checks: mypy --strict on the package, stubtest on _native.pyi"
     --mypy-config-file /dev/null --allowlist "$here/stubtest-allowlist.txt")
 
 step "pytest on $("$venv/bin/python" -V)"
-(cd "$here" && "$venv/bin/python" -m pytest -p no:cacheprovider tests)
+(cd "$here" && "$venv/bin/python" -m pytest -p no:cacheprovider -n 3 tests)
 
 smoke='
 import retryplan
@@ -113,7 +112,7 @@ for version in 3.10 3.13; do
   "$fresh/wheel-$version/bin/python" -m pip install -q "$wheel"
   "$fresh/wheel-$version/bin/python" -c "$smoke"
   ensure_pinned "$fresh/wheel-$version/bin/python" "$here/requirements-test.txt"
-  (cd "$here" && "$fresh/wheel-$version/bin/python" -m pytest -p no:cacheprovider tests)
+  (cd "$here" && "$fresh/wheel-$version/bin/python" -m pytest -p no:cacheprovider -n 3 tests)
 
   step "CPython $version: pip install ./bindings-python from source in a fresh venv"
   rm -rf "$fresh/src-$version"

@@ -846,7 +846,7 @@ FROM_INT_DEFAULTS = [0, 2, 5, True, False, -1, lambda: Retry(4, backoff_factor=0
 
 
 @pytest.mark.parametrize("retry", [None, 3, lambda: Retry(1)], ids=["None", "3", "Retry(1)"])
-@pytest.mark.parametrize("default", FROM_INT_DEFAULTS, ids=repr)
+@pytest.mark.parametrize("default", FROM_INT_DEFAULTS, ids=lambda d: "Retry(4)" if callable(d) else repr(d))
 def test_from_int_default_is_read_as_from_int_reads_it(retry, default):
     retry = retry() if callable(retry) else retry
     default = default() if callable(default) else default
