@@ -168,6 +168,25 @@ def test_a_helper_given_its_own_clock_and_sleep_keeps_them() -> None:
     assert own.slept == [2.0, 2.0] and fake.slept == [] and fake.now == 0.0
 
 
+def test_the_propagation_middleware_reads_a_request_on_the_fake_clock() -> None:
+    """The served request's context is read on the helpers' clock, so a deadline it carries is on the fake one."""
+    from retryplan.propagation import WsgiMiddleware, current
+
+    seen: List[int] = []
+
+    def app(environ: Any, start_response: Any) -> List[bytes]:
+        served = current()
+        assert served is not None
+        seen.append(served.incoming.received_at_ms)
+        start_response("200 OK", [])
+        return [b""]
+
+    middleware = WsgiMiddleware(app, policy=Policy())
+    with fake_time(start=1000.0):
+        list(middleware({"HTTP_RETRYPLAN_TIMEOUT_MS": "800"}, lambda status, headers, exc_info=None: None))
+    assert seen == [1_000_000]
+
+
 def test_leaving_restores_what_was_before_nested_or_on_an_error() -> None:
     def abort_at() -> float:
         for attempt in retryplan.attempts(POLICY):

@@ -21,7 +21,8 @@ For each HTTP request the middleware:
 
 ``AsgiMiddleware(app, policy=...)`` wraps any ASGI 3 app (Starlette, FastAPI:
 ``app.add_middleware(AsgiMiddleware, policy=...)``); ``WsgiMiddleware(app, policy=...)`` any WSGI app.
-The context is read on ``clock`` (default ``time.monotonic``), which must be the helpers' clock.
+The context is read on ``clock``, which must be the helpers' clock (default: theirs, ``time.monotonic``, or the
+fake one inside ``retryplan.testing.fake_time()``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from contextvars import ContextVar, copy_context
 
 from ._errors import RetryplanError
 from ._native import IncomingContext, Served
-from ._run import SERVED
+from ._run import FAKES, SERVED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -94,6 +95,12 @@ def done(token: Any) -> None:
     _SERVED.reset(token)
 
 
+def _helpers_clock() -> float:
+    """The helpers' default clock, read when the middleware reads a request: ``time.monotonic``, or inside
+    ``retryplan.testing.fake_time()`` the fake one, as every helper reads it."""
+    return FAKES[-1].monotonic() if FAKES else time.monotonic()
+
+
 def _bad_request(error: RetryplanError) -> Tuple[bytes, List[Tuple[str, str]]]:
     body = f"{error}\n".encode()
     return body, [("content-type", "text/plain; charset=utf-8"), ("content-length", str(len(body)))]
@@ -102,7 +109,7 @@ def _bad_request(error: RetryplanError) -> Tuple[bytes, List[Tuple[str, str]]]:
 class AsgiMiddleware:
     """ASGI 3 middleware: the caller's context as the request's ambient context (see the module doc)."""
 
-    def __init__(self, app: Asgi, *, policy: Policy, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, app: Asgi, *, policy: Policy, clock: Callable[[], float] = _helpers_clock) -> None:
         self.app, self.policy, self.clock = app, policy, clock
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -140,7 +147,7 @@ class WsgiMiddleware:
     every step of the body it returns run in one context holding it."""
 
     def __init__(
-        self, app: Callable[..., Iterable[bytes]], *, policy: Policy, clock: Callable[[], float] = time.monotonic
+        self, app: Callable[..., Iterable[bytes]], *, policy: Policy, clock: Callable[[], float] = _helpers_clock
     ) -> None:
         self.app, self.policy, self.clock = app, policy, clock
 
