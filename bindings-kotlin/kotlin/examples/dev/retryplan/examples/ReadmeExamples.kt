@@ -174,7 +174,8 @@ fun refusal(bytes: ByteArray): String? = try {
 // README: end
 
 // README: httpclient
-// Redirect.NORMAL: redirects are followed inside each attempt's window (the JDK's default, NEVER, returns the 3xx).
+// Redirect.NORMAL: redirects are followed inside each attempt's window (the JDK's default, NEVER, returns the 3xx),
+// to any host, with every header the request sets (see below before sending credentials).
 val http = RetryingHttpClient(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build(), Policy.profile("checkout"))
 
 fun postOrder(uri: URI, body: HttpRequest.BodyPublisher): RetriedResponse<InputStream> =
