@@ -404,8 +404,12 @@ function fetchHost(input, init, options, context) {
       failureOf(thrown) ??
       (notSent.has(thrown) ? 'unreachable' : thrown instanceof TypeError ? 'connection_lost' : undefined),
     dispose: cancelBody,
-    // The caller's own `redirect: 'error'` met a redirect (Node's fetch says so): its request's doing, ended at once.
-    invalid: (thrown) => request.redirect === 'error' && thrown?.cause?.message === 'unexpected redirect',
+    // Ended at once, rethrown unchanged (Node's fetch names both): the caller's own `redirect: 'error'` met a redirect,
+    // its request's doing; or a redirect loop past fetch's 20, which a retry would follow again (Python's clients
+    // raise their TooManyRedirects above the helper, never retried; a page's fetch says only TypeError).
+    invalid: (thrown) =>
+      (request.redirect === 'error' && thrown?.cause?.message === 'unexpected redirect') ||
+      thrown?.cause?.message === 'redirect count exceeded',
     finish: (host) => {
       const finish = host.ending();
       if (host.endReturns) {

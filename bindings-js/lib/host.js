@@ -92,8 +92,8 @@ function listen(signal, host) {
  *   token, value)` a response the core reads (its receipt's number; it may throw for a value it
  *   cannot read: then `io.unreadable` is the failure);
  * - what it throws ends the operation, rethrown unchanged, when `io.invalid(error)`
- *   (optional) says its caller's request made it; else it is named by `io.failureOf(error)` (the failure table), else
- *   by the caller's `outcomeOfError(error)` hook, else the core's verdict for
+ *   (optional) says so (its caller's request made it, or no retry can help: a redirect loop); else it is named by
+ *   `io.failureOf(error)` (the failure table), else by the caller's `outcomeOfError(error)` hook, else the core's verdict for
  *   an unknown error (`ambiguous`);
  * - `io.dispose(value)` releases a value the driver says to drop.
  * It calls the attempt itself, so that an error the attempt makes captures a
@@ -174,7 +174,7 @@ export class Host {
    * Attempt `entry` threw (or rejected with) `thrown`: the failure table first, then the hook (by default: the
    * core's verdict for an unknown error, `ambiguous`). Misuse of retryplan itself (a RetryplanError whose blame is
    * in MISUSE: Blame::is_misuse) is no attempt's outcome: the operation ends with it, unchanged, as in every language;
-   * so does an error the helper's I/O says its caller's own request made (`io.invalid`, an invalid request).
+   * so does an error the helper's I/O says ends it as thrown (`io.invalid`: an invalid request, a redirect loop).
    */
   threw(entry, thrown) {
     if (this.done) return;

@@ -20,6 +20,7 @@ const scripts = {
   '/busy': ['busy'],
   '/stall': ['stall'],
   '/redirect': ['redirect'],
+  '/loop': ['loop'],
   '/landing': ['ok'],
   '/to-drop': ['to-drop'],
   '/drop': ['drop'],
@@ -38,6 +39,7 @@ before(async () => {
       if (action === 'ok') return response.writeHead(200).end('done');
       if (action === 'busy') return response.writeHead(503, { 'retry-after': '0' }).end('busy');
       if (action === 'redirect') return response.writeHead(302, { location: '/landing' }).end();
+      if (action === 'loop') return response.writeHead(302, { location: '/loop' }).end();
       if (action === 'to-drop') return response.writeHead(302, { location: '/drop' }).end();
       if (action === 'drop') return response.socket.destroy();
       if (action === 'weird') return response.writeHead(999).end('weird');
@@ -276,6 +278,13 @@ test("redirect: 'error' meeting a redirect is the caller's request: fetch's Type
   const followed = await retryFetch(`${base}/redirect?follow`, {}, { policy: policy() });
   assert.equal(followed.decision.type, 'succeeded');
   assert.equal(await followed.response.text(), 'done');
+});
+
+test("a redirect loop past fetch's 20 is not retried: fetch's TypeError rethrown unchanged, as Python's clients raise theirs", async () => {
+  const error = await rejection(retryFetch(`${base}/loop`, {}, { policy: policy() }));
+  assert.ok(error instanceof TypeError, String(error));
+  assert.equal(error.cause?.message, 'redirect count exceeded');
+  assert.equal(seen.get('/loop').length, 21, 'one attempt: the request and its 20 redirects');
 });
 
 test('an ending after a redirect names the request the caller made, as every language does (not the URL redirected to)', async () => {

@@ -111,9 +111,11 @@ import { serve } from './serve.mjs';
  * So 59100 B and 64700 B.
  * Session 27: a timeout a caller's deadline caused is not counted by the
  * shared controls (the core's `cut_by_caller`; size.mjs): 59140 B (+109) and
- * 64789 B (+119), so 59200 B and 64800 B.
+ * 64789 B (+119), so 59200 B and 64800 B. A redirect loop past fetch's 20
+ * rethrown, not retried (helpers.js `invalid`): 59152 B (+12) and 64802 B
+ * (+13), so 59200 B and 64900 B.
  */
-const GATE = { checkout: 59_200, shop: 64_800 };
+const GATE = { checkout: 59_200, shop: 64_900 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

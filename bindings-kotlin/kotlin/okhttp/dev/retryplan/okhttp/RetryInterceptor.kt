@@ -33,6 +33,7 @@ import okhttp3.RequestBody
 import okhttp3.Response
 import java.io.IOException
 import java.io.InterruptedIOException
+import java.net.ProtocolException
 import java.util.Collections
 import java.util.IdentityHashMap
 import java.util.concurrent.TimeUnit
@@ -229,8 +230,13 @@ private fun tighter(ownMs: Int, attemptMs: Int): Int = if (ownMs in 1 until atte
  */
 private fun okHttpFailureOf(error: Throwable): Failure? = if (error is NumberFormatException) Failure.MALFORMED_RESPONSE else httpFailureOf(error)
 
-/** OkHttp refuses an invalid request (a bad URL or header) with IllegalArgumentException, rethrown unchanged. */
-private fun invalidRequest(error: Throwable): Boolean = error is IllegalArgumentException && error !is NumberFormatException
+/**
+ * Rethrown unchanged, never retried: OkHttp's refusal of an invalid request (a bad URL or header,
+ * IllegalArgumentException), and its end of a redirect loop past its 20 follow-ups (ProtocolException), which a
+ * retry would follow again (Python's clients raise their TooManyRedirects above the helper; JS rethrows fetch's).
+ */
+private fun invalidRequest(error: Throwable): Boolean = (error is IllegalArgumentException && error !is NumberFormatException) ||
+    (error is ProtocolException && error.message?.startsWith("Too many follow-up requests") == true)
 
 /**
  * Adds a [RetryInterceptor] as the first application interceptor and turns

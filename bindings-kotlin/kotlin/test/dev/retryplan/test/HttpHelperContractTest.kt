@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import java.io.IOException
+import java.net.ProtocolException
 import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
@@ -112,6 +113,21 @@ class HttpHelperContractTest {
             assertSame(thrown, error.cause, "the cause is the attempt's error: $error")
             assertTrue(error.message!!.startsWith("retryplan: GET ${server.uri}: "), error.message)
             assertTrue(error.message!!.contains("outcomeOfError"), error.message)
+        }
+    }
+
+    @Test
+    fun `OkHttp's end of a redirect loop is rethrown unchanged, never retried, as Python's clients and JS raise theirs`() {
+        LocalServer { LocalServer.Reply.Status(302, mapOf("Location" to "/loop")) }.use { server ->
+            val client = OkHttpClient.Builder().retrying(RetryInterceptor(policy)).build()
+            try {
+                val request = Request.Builder().url(server.uri.toString()).build()
+                val error = assertThrows(ProtocolException::class.java) { client.newCall(request).execute() }
+                assertEquals("Too many follow-up requests: 21", error.message)
+                assertEquals(21, server.seen.size, "one attempt: the request and its 20 follow-ups")
+            } finally {
+                client.dispatcher().executorService().shutdown()
+            }
         }
     }
 
