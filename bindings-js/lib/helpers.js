@@ -213,22 +213,24 @@ const replayable = (body) =>
   [Blob, ArrayBuffer, FormData, URLSearchParams].some((kind) => body instanceof kind);
 
 /**
- * The caller's cancel: `options.signal` and the request's signal, either of which cancels (AbortSignal.any; where there is
- * none, or it refuses a signal of another realm, a signal that follows both), or the one given.
+ * The caller's cancel: `options.signal` and the request's signal, either of which cancels, or the one given. Of two,
+ * a view of both (`signals`, each of which the host's `listen` and `followAfterReturn` listen to, through their one
+ * listener per signal; `aborted`; `reason`, the first aborted's, options' before the request's), never AbortSignal.any:
+ * Node keeps every signal any() makes on a source that outlives the calls (nodejs/node#55351), and a listener that
+ * followed a source into a signal of ours would stay on it for good.
  */
 function eitherSignal(first, second) {
   if (!first || !second) return first || second;
-  try {
-    return AbortSignal.any([first, second]);
-  } catch {
-    const either = new AbortController();
-    for (const signal of [first, second]) {
-      const follow = () => either.abort(signal.reason);
-      if (signal.aborted) follow();
-      else signal.addEventListener('abort', follow);
-    }
-    return either.signal;
-  }
+  const both = [first, second];
+  return {
+    signals: both,
+    get aborted() {
+      return first.aborted || second.aborted;
+    },
+    get reason() {
+      return (first.aborted ? first : second).reason;
+    },
+  };
 }
 
 /** Per caller's signal, the attempts (weakly) whose returned responses its abort still aborts. */
@@ -253,6 +255,10 @@ const forget = new FinalizationRegistry(([signal, ref]) => {
 function followAfterReturn(signal, entry, response) {
   if (signal === undefined || response == null) return;
   if (signal.aborted) return abortAttempt(entry, signal.reason);
+  if (signal.signals) {
+    for (const each of signal.signals) followAfterReturn(each, entry, response);
+    return;
+  }
   let attempts = followers.get(signal);
   if (attempts === undefined) {
     const all = (attempts = new Set());

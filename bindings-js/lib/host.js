@@ -62,8 +62,14 @@ const abortError = (message) => new DOMException(`retryplan: ${message}`, 'Abort
  */
 const waking = new WeakMap();
 
-/** Wakes `host` when `signal` aborts; returns what stops listening. */
+/** Wakes `host` when `signal` (or either of a helper's two, `signals`) aborts; returns what stops listening. */
 function listen(signal, host) {
+  if (signal.signals) {
+    const stops = signal.signals.map((each) => listen(each, host));
+    return () => {
+      for (const stop of stops) stop();
+    };
+  }
   let hosts = waking.get(signal);
   if (hosts === undefined) {
     const all = (hosts = new Set());

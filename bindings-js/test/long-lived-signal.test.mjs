@@ -48,6 +48,61 @@ test('many retryFetch calls sharing one signal leave at most one listener on it,
   }
 });
 
+test('retryFetch given both options.signal and init.signal leaves nothing of its calls on either', async () => {
+  let requests = 0;
+  const { server, url } = await serve((_request, response) => {
+    requests += 1;
+    response.writeHead(requests % 2 ? 503 : 200).end('x');
+  });
+  try {
+    const shutdown = new AbortController();
+    const request = new AbortController();
+    for (let call = 0; call < 100; call += 1) {
+      const { response } = await retryFetch(
+        url,
+        { signal: request.signal },
+        { policy: POLICY, signal: shutdown.signal },
+      );
+      await response.text();
+    }
+    assert.equal(requests, 200, 'each call retried its 503 once');
+    for (const signal of [shutdown.signal, request.signal]) {
+      assert.equal(dependants(signal), 0, 'no signal made per call is kept on a caller’s');
+    }
+    // None for the operations (all done); one for the responses returned under it until they are collected (the
+    // request's signal also has undici's, one per Request made with it, until each is collected).
+    assert.ok(getEventListeners(shutdown.signal, 'abort').length <= 1);
+  } finally {
+    server.close();
+  }
+});
+
+test('either of the two signals cancels a retryFetch, with its own reason, and still aborts a returned body', async () => {
+  const { server, url } = await serve((request, response) => {
+    if (request.url === '/stall') return; // never answered
+    response.writeHead(200);
+    response.write('the first byte, and no more');
+  });
+  try {
+    for (const which of ['options', 'init']) {
+      const [caller, request] = [new AbortController(), new AbortController()];
+      const { response } = await retryFetch(url, { signal: request.signal }, { policy: POLICY, signal: caller.signal });
+      const reading = response.text();
+      const reason = new Error(`the ${which} signal`);
+      (which === 'options' ? caller : request).abort(reason);
+      await assert.rejects(reading, (error) => error === reason);
+    }
+    const [caller, request] = [new AbortController(), new AbortController()];
+    const stalled = retryFetch(`${url}stall`, { signal: request.signal }, { policy: POLICY, signal: caller.signal });
+    const reason = new Error('the request was dropped');
+    setTimeout(() => request.abort(reason), 20);
+    await assert.rejects(stalled, (error) => error === reason);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
 test("after retryFetch returns, the caller's signal still aborts the response's body, as it would fetch's", async () => {
   const { server, url } = await serve((_request, response) => {
     response.writeHead(200);
