@@ -24,10 +24,11 @@
 //! One far-future reading therefore never leaves a breaker open for good. What counts as a
 //! failure is what the operation's policy classifies as retryable; any other
 //! answer counts as a success (the dependency answered); a cancelled attempt
-//! only gives its probe back, and so does an attempt that timed out because a
-//! caller's deadline (an operation's `deadline_ms`, a propagated one) left it
-//! less time than the policy gives: that timeout is the caller's, and one
-//! client's short deadlines must not open a breaker every caller shares.
+//! only gives its probe back, and so does an attempt that timed out at its
+//! abort time because a caller's deadline (an operation's `deadline_ms`, a
+//! propagated one) left it less than half the time the policy gives: that
+//! timeout is the caller's, and one client's short deadlines must not open a
+//! breaker every caller shares.
 
 use alloc::vec::Vec;
 

@@ -35,8 +35,10 @@ impl Operation {
             controls.acquire(slot, now, start, last_failure)?;
         }
         let timeout_ms = self.attempt_timeout_ms(remaining, minimum);
+        // Cut by the caller: left less than half the time the policy alone gives it (half, as the hosts judge a
+        // clock that barely moves: a hop's reserve or a caller's last few ms take far less).
         let policy_remaining = remaining_ms(self.policy_deadline_ms, now, self.policy.response_reserve_ms);
-        let cut_by_caller = timeout_ms < self.attempt_timeout_ms(policy_remaining, minimum);
+        let cut_by_caller = timeout_ms.saturating_mul(2) < self.attempt_timeout_ms(policy_remaining, minimum);
         self.attempts_started += 1;
         let attempt = self.attempts_started;
         let abort_at_ms = now.saturating_add(timeout_ms);

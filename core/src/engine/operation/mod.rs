@@ -184,10 +184,10 @@ enum Start {
 struct Running {
     attempt: u32,
     abort_at_ms: u64,
-    /// The caller's deadline took time from this attempt: without it the
-    /// attempt would have run longer under the policy alone. Its timeout then
-    /// says nothing of the dependency, which the shared controls are not told
-    /// ([`grants`] releases it as a cancelled attempt).
+    /// The caller's deadline left this attempt less than half the time the
+    /// policy alone gives it. Its timeout at its abort time then says nothing
+    /// of the dependency, which the shared controls are not told ([`grants`]
+    /// releases it as a cancelled attempt).
     cut_by_caller: bool,
 }
 
@@ -412,12 +412,13 @@ impl Operation {
         self.running_set.remove(attempt);
         let honor_guidance = self.policy.server_guidance.honor;
         if let Some(controls) = self.controls.as_mut() {
-            // A timeout of an attempt the caller's deadline cut short is the caller's, not the dependency's
-            // (gRFC A6 throttles on the server's answers alone): a client that sends a short deadline must
-            // not open a breaker or drain a budget that every other caller shares.
-            let cut_by_caller = finished.is_some_and(|finished| finished.cut_by_caller);
+            // An attempt the caller's deadline cut short that timed out at its abort time timed out for the
+            // caller, not the dependency (gRFC A6 throttles on the server's answers alone): a client that sends
+            // a short deadline must not open a breaker or drain a budget that every other caller shares. A
+            // timeout before then (a client's own connect timeout) is the dependency's, as ever.
+            let cut_short = finished.is_some_and(|finished| finished.cut_by_caller && now >= finished.abort_at_ms);
             let timed_out = matches!(outcome, Outcome::Transport { failure: TransportFailure::TimedOut, .. });
-            let seen_by_controls = if cut_by_caller && timed_out { Class::Cancelled } else { class };
+            let seen_by_controls = if cut_short && timed_out { Class::Cancelled } else { class };
             controls.settle(slot, now, seen_by_controls, outcome, honor_guidance);
         }
         let class = self.restricted(class, outcome);
