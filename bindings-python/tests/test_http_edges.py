@@ -5,6 +5,7 @@ import asyncio
 import os
 import socket
 import threading
+import time
 from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 import httpx
@@ -178,12 +179,15 @@ def large() -> Iterator[Tuple[str, threading.Event]]:
 
     def run() -> None:
         connection, _ = listener.accept()
-        connection.recv(65536)
-        connection.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: %d\r\n\r\n" % LARGE)
-        connection.sendall(body[: LARGE // 2])
-        release.wait(10)
-        connection.sendall(body[LARGE // 2 :])
-        connection.close()
+        with connection:
+            connection.recv(65536)
+            try:
+                connection.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: %d\r\n\r\n" % LARGE)
+                connection.sendall(body[: LARGE // 2])
+                release.wait(10)
+                connection.sendall(body[LARGE // 2 :])
+            except OSError:  # the client cut the body at its window and closed the connection
+                pass
 
     threading.Thread(target=run, daemon=True).start()
     yield f"http://127.0.0.1:{listener.getsockname()[1]}/", release
@@ -228,6 +232,45 @@ def test_requests_reads_ahead_only_the_start_of_a_large_failed_body(large: Tuple
         response = s.get(url, stream=True)
         release.set()
         assert response.status_code == 503 and whole(list(response.iter_content(65536)))
+
+
+@pytest.mark.parametrize("transport", ["sync", "async", "requests"])
+def test_the_rest_of_a_large_failed_body_is_cut_at_its_window_too(
+    large: Tuple[str, threading.Event], transport: str
+) -> None:
+    """Not streamed, the client reads the rest in the call: the server holds it back 10 s, and the read still ends at
+    the attempt's window (300 ms) with the library's read timeout, as the read-ahead itself would."""
+    url, _ = large
+    started = time.monotonic()
+    if transport == "requests":
+        with session(ONE) as s, pytest.raises(requests.exceptions.ConnectionError) as raised:
+            s.get(url)
+        assert isinstance(raised.value.args[0], ReadTimeoutError)
+    elif transport == "sync":
+        with (
+            httpx.Client(transport=RetryTransport(policy=Policy.from_dict(ONE))) as c,
+            pytest.raises(httpx.ReadTimeout),
+        ):
+            c.get(url)
+    else:
+
+        async def main() -> None:
+            async with httpx.AsyncClient(transport=AsyncRetryTransport(policy=Policy.from_dict(ONE))) as c:
+                with pytest.raises(httpx.ReadTimeout):
+                    await c.get(url)
+
+        asyncio.run(main())
+    assert time.monotonic() - started < 5, "cut at the window, not after the server's 10 s"
+
+
+def test_requests_raw_read_returns_at_most_what_is_asked(large: Tuple[str, threading.Event]) -> None:
+    url, release = large
+    with session(ONE) as s:
+        response = s.get(url, stream=True)
+        release.set()
+        first = response.raw.read(8192)
+        rest = b"".join(iter(lambda: response.raw.read(65536), b""))
+    assert len(first) == 8192 and whole([first, rest])
 
 
 # 3. header name options

@@ -25,10 +25,10 @@ this module does the rest once:
 * no byte read past the deadline: a sync attempt runs in a worker thread that
   is abandoned at its abort time, and the body of a failed response returned
   at the end is read ahead only within its attempt's window, and only its
-  first :data:`READ_AHEAD_BYTES`: the caller reads the bytes that arrived,
-  then the rest as the library gives it, or, for a body that broke or was not
-  whole in time, the library's own error (its read timeout), as a plain read
-  would end;
+  first :data:`READ_AHEAD_BYTES` (the rest is read when the caller reads it,
+  still within that window): the caller reads the bytes that arrived, then,
+  for a body that broke or was not whole in time, the library's own error
+  (its read timeout), as a plain read would end;
 * every attempt carries the core's outgoing headers (``Attempt.outgoing_headers``: the attempt's remaining
   time, its number, the key when it is sent, whether this layer or one above retries), inside a served
   request or not: a client that never said it retries would let the next hop retry too, and the layers'
@@ -49,7 +49,7 @@ from ._run import Config, _check_types, _not_an_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+    from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Tuple
 
     from ._native import Attempt, Ending
     from ._redirects import Hop
@@ -59,8 +59,9 @@ _CORE_KEY_HEADER = IDEMPOTENCY_KEY_HEADER.lower()  # the core's outgoing headers
 
 READ_AHEAD_BYTES = 1 << 20
 """How much of a failed body returned at the end the helpers read ahead within its window (1 MiB, as the library
-gives the bytes: requests' decoded). The rest is the caller's to read, at the client's own timeouts, as any body: a
-400 MB error page, or a small gzip body that inflates to gigabytes, never sits in memory because a helper read it."""
+gives the bytes: requests' decoded). The rest is read when the caller reads it, still cut at the window's end
+(:func:`within_window`): a 400 MB error page, or a small gzip body that inflates to gigabytes, never sits in memory
+because a helper read it."""
 
 
 def _check_header_names(**names: Optional[str]) -> None:
@@ -123,6 +124,52 @@ def read_ahead(chunks: Iterator[bytes], arrived: List[bytes]) -> Optional[Iterat
         if size >= READ_AHEAD_BYTES:
             return chunks
     return None
+
+
+def within_window(rest: Iterator[bytes], client: Client, response: Any, ends: float) -> Iterator[bytes]:
+    """The rest of a failed body read ahead, cut at the end of its window (``ends``, on ``time.monotonic``) as the
+    read-ahead is: a timer then aborts the response's connection (``client.abort``) and the read ends with the
+    library's read timeout (``client.timed_out``), never a byte read past it."""
+    import threading
+
+    cut = threading.Event()
+
+    def expire() -> None:
+        cut.set()
+        client.abort(response)
+
+    timer = threading.Timer(max(ends - time.monotonic(), 0.0), expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        for chunk in rest:
+            if cut.is_set():
+                break
+            yield chunk
+    except Exception:  # the aborted read's own error, when the window's end cut it
+        if not cut.is_set():
+            raise
+    finally:
+        timer.cancel()
+    if cut.is_set():
+        raise client.timed_out(response)
+
+
+async def within_window_async(
+    rest: AsyncIterator[bytes], timed_out: Callable[[], BaseException], ends: float
+) -> AsyncIterator[bytes]:
+    """:func:`within_window` on the running loop: each chunk awaited until the window's end (``ends``, on
+    ``time.monotonic``) at most, then ``timed_out()`` raised."""
+    import asyncio
+
+    while True:
+        try:
+            chunk = await asyncio.wait_for(rest.__anext__(), max(ends - time.monotonic(), 0.0))
+        except StopAsyncIteration:
+            return
+        except asyncio.TimeoutError:
+            raise timed_out() from None
+        yield chunk
 
 
 def close_returned(response: Any) -> None:
@@ -241,7 +288,7 @@ class HttpHelper:
         response, window = self.settle(run, ending)
         if window is None:
             return response
-        client, arrived = self.client, []  # type: Client, List[bytes]
+        client, arrived, ends = self.client, [], time.monotonic() + window  # type: Client, List[bytes], float
         error: Optional[BaseException] = None
         rest = None
         try:
@@ -256,6 +303,8 @@ class HttpHelper:
             error = client.timed_out(response)
         except Exception as broken:  # the library's own error: raised again where the caller reads the body
             error = broken
+        if rest is not None:
+            rest = within_window(rest, client, response, ends)
         return client.replay(response, list(arrived), error, rest)
 
 

@@ -57,8 +57,10 @@ is a fresh operation.
 
 from __future__ import annotations
 
+import time
 import weakref
 from collections.abc import Mapping
+from functools import partial
 
 import httpx
 
@@ -67,7 +69,17 @@ try:  # what files= makes (httpx exports no name); an httpx that moved it sends 
 except ImportError:  # pragma: no cover
     _MultipartStream = ()  # type: ignore[assignment,misc]
 
-from ._http import READ_AHEAD_BYTES, Client, HttpHelper, blocking, close_returned, read_ahead, shut, within
+from ._http import (
+    READ_AHEAD_BYTES,
+    Client,
+    HttpHelper,
+    blocking,
+    close_returned,
+    read_ahead,
+    shut,
+    within,
+    within_window_async,
+)
 from ._native import Attempt
 from ._redirects import Hop
 from ._run import _check_types, _not_an_option, default_sleep
@@ -490,7 +502,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         if window is not None:  # a failed body, read ahead within its window (as the sync transport's)
             arrived: List[bytes] = []
             error: Optional[BaseException] = None
-            rest = None
+            rest, ends = None, time.monotonic() + window
             try:
                 rest = await asyncio.wait_for(self.responses.read_async(response, arrived), max(window, 0.0))
             except asyncio.TimeoutError:
@@ -500,6 +512,8 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
             except BaseException:
                 self.responses.close(response)
                 raise
+            if rest is not None:
+                rest = within_window_async(rest, partial(self.responses.timed_out, response), ends)
             response = self.responses.replay(response, list(arrived), error, rest)
         return run, response
 

@@ -182,29 +182,53 @@ class _Responses(Client):
 
 class _Replay:
     """A response's urllib3 body read ahead: the chunks that arrived, then the chunks left on the open connection
-    (``rest``) or the error that ended the read; anything else is the original's."""
+    (``rest``, cut at the window's end) or the error that ended the read; anything else is the original's.
+    ``read(amt)`` returns at most ``amt`` bytes, as urllib3's does (``shutil.copyfileobj(response.raw, file)``)."""
 
     def __init__(self, raw: Any, arrived: List[bytes], error: Optional[BaseException], rest: Any) -> None:
-        self.original, self.arrived, self.error, self.rest = raw, arrived, error, rest
+        self.original, self.chunks = raw, self._chunks(arrived, error, rest)
+        self.pending, self.failure = b"", None  # type: bytes, Optional[BaseException]
+
+    @staticmethod
+    def _chunks(arrived: List[bytes], error: Optional[BaseException], rest: Any) -> Iterator[bytes]:
+        yield from arrived
+        if rest is not None:
+            yield from rest
+        elif error is not None:
+            raise error
 
     def stream(self, amt: Any = None, decode_content: Any = None) -> Iterator[bytes]:
-        yield from self.arrived
-        self.arrived = []
-        if self.rest is not None:
-            yield from self.rest
-        elif self.error is not None:
-            raise self.error
+        if self.pending:
+            pending, self.pending = self.pending, b""
+            yield pending
+        if self.failure is not None:
+            failure, self.failure = self.failure, None
+            raise failure
+        yield from self.chunks
 
     def read(self, amt: Any = None, decode_content: Any = None, cache_content: bool = False) -> bytes:
-        if self.arrived:
-            data, self.arrived = b"".join(self.arrived), []
-            return data
-        if self.rest is not None:
-            data, self.rest = b"".join(self.rest), None
-            return data
-        if self.error is not None:
-            raise self.error
-        return b""
+        """Up to ``amt`` bytes (all that is left: None); a read that breaks after some bytes returns them, and
+        the next read raises its error."""
+        parts, size = [self.pending], len(self.pending)
+        self.pending = b""
+        try:
+            if self.failure is not None:
+                failure, self.failure = self.failure, None
+                raise failure
+            while amt is None or size < amt:
+                chunk = next(self.chunks, None)
+                if chunk is None:
+                    break
+                parts.append(chunk)
+                size += len(chunk)
+        except Exception as failure:
+            if size == 0:
+                raise
+            self.failure = failure
+        data = b"".join(parts)
+        if amt is not None and len(data) > amt:
+            data, self.pending = data[:amt], data[amt:]
+        return data
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.original, name)
