@@ -215,7 +215,8 @@ const replayable = (body) =>
 /**
  * The caller's cancel: `options.signal` and the request's signal, either of which cancels, or the one given. Of two,
  * a view of both (`signals`, each of which the host's `listen` and `followAfterReturn` listen to, through their one
- * listener per signal; `aborted`; `reason`, the first aborted's, options' before the request's), never AbortSignal.any:
+ * listener per signal; `aborted`; `reason`: options' once it is aborted, else the request's, where AbortSignal.any
+ * keeps whichever aborted first: the two differ only when both abort), never AbortSignal.any:
  * Node keeps every signal any() makes on a source that outlives the calls (nodejs/node#55351), and a listener that
  * followed a source into a signal of ours would stay on it for good.
  */
