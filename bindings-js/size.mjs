@@ -266,9 +266,11 @@ const LIMIT = 123_300;
  * Session 25's outcome fields spelt otherwise refused, and the errors'
  * `rule` and `header` (LIMIT above): 56966 B, +199 B against 56767 B, so
  * 57000 B.
- * Session 27's caller-cut timeout (LIMIT above): 57085 B, +119 B, so 57100 B.
+ * Session 27's caller-cut timeout (LIMIT above): 57085 B, +119 B, so 57100 B;
+ * then exempt only below half the policy's time and at the abort time (the
+ * diff review): 57134 B, +49 B, so 57200 B.
  */
-const RUNTIME_LIMIT = 57_100;
+const RUNTIME_LIMIT = 57_200;
 /**
  * The limit of the lean browser runtime (`retryplan/lean`, which the bundler
  * plugin's `runtime: 'lean'` builds a page with): the browser runtime without
