@@ -68,30 +68,29 @@ echo "kotlin: the README's classpath command ran: $printed"
 
 step "tests (JUnit 5; the native library loads from the jar, no -Djna.library.path)"
 REPORT="$BUILD/junit.txt"
-# junit REPORT COROUTINES-CLASSPATH SELECTOR...: runs the suite, its output into REPORT, returns JUnit's status.
+# junit COROUTINES-CLASSPATH SELECTOR...: runs the suite on that kotlinx-coroutines, printing its tree.
 junit() {
-  local report="$1" coroutines="$2"
-  shift 2
+  local coroutines="$1"
+  shift
   # java.net.http follows at most 4 redirects (jdk.httpclient.redirects.retrylimit=5), then returns the 3xx; the
   # redirect scenario runs it with OkHttp's 20 follow-ups (README: "Redirects").
   java -Dretryplan.vectors="$ROOT/tests/conformance" -Djdk.httpclient.redirects.retrylimit=21 -jar "$JUNIT" \
     --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii --fail-if-no-tests \
-    -cp "$JAR:$JVM_JAR:$OKHTTP_JAR:$BUILD/classes/test:$STDLIB:$JNA:$coroutines:$OKHTTP" "$@" >"$report" 2>&1
+    -cp "$JAR:$JVM_JAR:$OKHTTP_JAR:$BUILD/classes/test:$STDLIB:$JNA:$coroutines:$OKHTTP" "$@" 2>&1
 }
-# The two runs at once, in two JVMs (most of their time is spent waiting on local servers and real timeouts):
-# the floor's run into its own file, shown whole once both ended, so no line of the two is interleaved.
+# The two runs at once, in two JVMs (most of their time is spent waiting on local servers and real timeouts): the
+# suite's printed as it runs, the floor's into its own file, shown once both ended, so no line of the two is mixed.
 set +e
-junit "$REPORT.floor" "$COROUTINES_OLD" --select-class dev.retryplan.test.SuspendRetryingTest \
+junit "$COROUTINES_OLD" --select-class dev.retryplan.test.SuspendRetryingTest \
   --select-class dev.retryplan.test.HelperScenariosTest --select-class dev.retryplan.test.LateResultsTest \
   --select-class dev.retryplan.test.ReadmeExamplesTest --select-class dev.retryplan.test.ReturnedBodyTest \
-  --select-class dev.retryplan.test.OutcomeOfResultTest &
+  --select-class dev.retryplan.test.OutcomeOfResultTest >"$REPORT.floor" &
 floor=$!
-junit "$REPORT.all" "$COROUTINES_NEW" --select-package dev.retryplan.test
-status=$?
+junit "$COROUTINES_NEW" --select-package dev.retryplan.test | tee "$REPORT.all"
+status=${PIPESTATUS[0]}
 wait "$floor"
 status_old=$?
 set -e
-cat "$REPORT.all"
 echo "--- kotlin: the helper tests again with kotlinx-coroutines 1.0.1 (the API floor), run beside the above"
 cat "$REPORT.floor"
 cat "$REPORT.all" "$REPORT.floor" >"$REPORT"
