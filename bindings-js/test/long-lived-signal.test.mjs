@@ -21,6 +21,16 @@ async function serve(handler) {
   return { server, url: `http://127.0.0.1:${server.address().port}/` };
 }
 
+/** A server answering 503, then 200, then 503, ...: every call retries once. `requests()`: how many it received. */
+async function serveBusyThenOk() {
+  let received = 0;
+  const served = await serve((_request, response) => {
+    received += 1;
+    response.writeHead(received % 2 ? 503 : 200).end('x');
+  });
+  return { ...served, requests: () => received };
+}
+
 /** Node's set of the signals AbortSignal.any made from `signal` (internal; empty where Node has none). */
 const dependants = (signal) => {
   const key = Object.getOwnPropertySymbols(signal).find((symbol) => symbol.description === 'kDependantSignals');
@@ -28,18 +38,14 @@ const dependants = (signal) => {
 };
 
 test('many retryFetch calls sharing one signal leave at most one listener on it, whatever their number, and nothing else', async () => {
-  let requests = 0;
-  const { server, url } = await serve((_request, response) => {
-    requests += 1;
-    response.writeHead(requests % 2 ? 503 : 200).end('x');
-  });
+  const { server, url, requests } = await serveBusyThenOk();
   try {
     const shutdown = new AbortController();
     for (let call = 0; call < 200; call += 1) {
       const { response } = await retryFetch(url, undefined, { policy: POLICY, signal: shutdown.signal });
       await response.text();
     }
-    assert.equal(requests, 400, 'each call retried its 503 once');
+    assert.equal(requests(), 400, 'each call retried its 503 once');
     assert.equal(dependants(shutdown.signal), 0, 'no signal made per attempt is kept on the caller’s');
     // None for the operations (all done); one for the responses returned under it until they are collected.
     assert.ok(getEventListeners(shutdown.signal, 'abort').length <= 1);
@@ -49,11 +55,7 @@ test('many retryFetch calls sharing one signal leave at most one listener on it,
 });
 
 test('retryFetch given both options.signal and init.signal leaves nothing of its calls on either', async () => {
-  let requests = 0;
-  const { server, url } = await serve((_request, response) => {
-    requests += 1;
-    response.writeHead(requests % 2 ? 503 : 200).end('x');
-  });
+  const { server, url, requests } = await serveBusyThenOk();
   try {
     const shutdown = new AbortController();
     const request = new AbortController();
@@ -65,7 +67,7 @@ test('retryFetch given both options.signal and init.signal leaves nothing of its
       );
       await response.text();
     }
-    assert.equal(requests, 200, 'each call retried its 503 once');
+    assert.equal(requests(), 200, 'each call retried its 503 once');
     for (const signal of [shutdown.signal, request.signal]) {
       assert.equal(dependants(signal), 0, 'no signal made per call is kept on a caller’s');
     }
