@@ -221,8 +221,10 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * Session 27: a timeout a caller's deadline caused is not the dependency's
  * failure (the core's `Running::cut_by_caller`, a second attempt timeout
  * reckoned against the policy's own deadline): 123230 B, +117 B, so 123300 B.
+ * Session 28: the still-clock rule in the core (RUNTIME_LIMIT below): 123480 B,
+ * +211 B against 123269 B, so 123500 B.
  */
-const LIMIT = 123_300;
+const LIMIT = 123_500;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the
@@ -269,8 +271,14 @@ const LIMIT = 123_300;
  * Session 27's caller-cut timeout (LIMIT above): 57085 B, +119 B, so 57100 B;
  * then exempt only below half the policy's time and at the abort time (the
  * diff review): 57134 B, +49 B, so 57200 B.
+ * Session 28's still-clock rule moved into the core (`Driver::
+ * handle_timer_end`, the wire's `timer_ended`, one rule for every language
+ * where the JS, Kotlin and Python hosts each had their own): 57457 B, +323 B
+ * against 57134 B built in the same session (the rule about +221 B of wasm,
+ * the typed `Driver#handleTimerEnd`'s export +127 B, lib/host.js's own copy
+ * -25 B), so 57500 B.
  */
-const RUNTIME_LIMIT = 57_200;
+const RUNTIME_LIMIT = 57_500;
 /**
  * The limit of the lean browser runtime (`retryplan/lean`, which the bundler
  * plugin's `runtime: 'lean'` builds a page with): the browser runtime without
@@ -303,8 +311,10 @@ const RUNTIME_LIMIT = 57_200;
  * Session 25's outcome fields spelt otherwise refused, and the errors'
  * `rule` and `header` (LIMIT above): 52157 B, +193 B against 51964 B, so
  * 52300 B.
+ * Session 28's still-clock rule in the core (RUNTIME_LIMIT above): 52601 B,
+ * +318 B against 52283 B, so 52700 B.
  */
-const LEAN_RUNTIME_LIMIT = 52_300;
+const LEAN_RUNTIME_LIMIT = 52_700;
 const GOAL = 30_720;
 
 const here = new URL('./', import.meta.url);

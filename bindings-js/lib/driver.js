@@ -8,6 +8,7 @@
 import {
   _driverAnswer,
   _driverCancel,
+  _driverHandleTimerEnd,
   _driverNew,
   _driverOutgoing,
   _driverResponse,
@@ -245,6 +246,16 @@ export class Driver extends Running {
   /** The caller abandons the operation: it gives up (`cancelled`), running attempts are aborted. */
   handleCancel(nowMs) {
     decided(_driverCancel(handle(this), ms('nowMs', nowMs)));
+  }
+
+  /**
+   * The timer the host armed for the last `Sleep` ran out (it was not woken
+   * early), the clock at `nowMs`; then poll. A clock that did not move through
+   * the wait is refused (`"invalid_argument"` naming `clock`): the wait would
+   * never end by it.
+   */
+  handleTimerEnd(nowMs) {
+    decided(_driverHandleTimerEnd(handle(this), ms('nowMs', nowMs)));
   }
 
   /** The oldest recorded `DecisionEvent` not yet read (only with `DriverOptions.recordEvents`), or undefined. */

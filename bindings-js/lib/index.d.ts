@@ -867,6 +867,13 @@ export class Driver {
   answerHeaders(protocol?: Protocol): Record<string, string>;
   /** The caller abandons the operation: it gives up (`cancelled`), running attempts are aborted. */
   handleCancel(nowMs: number): void;
+  /**
+   * The timer the host armed for the last `Sleep` ran out (it was not woken
+   * early), the clock at `nowMs`; then poll. A clock that did not move through
+   * the wait is refused (`"invalid_argument"` naming `clock`): the wait would
+   * never end by it.
+   */
+  handleTimerEnd(nowMs: number): void;
   /** The oldest recorded `DecisionEvent` not yet read (only with `DriverOptions.recordEvents`), or undefined. */
   pollEvent(): DecisionEvent | undefined;
   // end of what core/mirrors writes: the driver's methods (core/mirrors/src/methods/table.rs)

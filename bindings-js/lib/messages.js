@@ -122,8 +122,6 @@ export const BINDING = {
   reading: (name) => `must be "strict" or "lenient", got ${quote(name)}`,
   keepalive: (bytes) =>
     `must be at most 65536 bytes with \`keepalive\` (a page's fetch refuses a larger one unsent), got ${bytes} bytes`,
-  still_clock: (askedMs, movedMs) =>
-    `the clock moved ${Math.floor(movedMs)} ms during a wait of ${Math.round(askedMs)} ms: a fake sleep or timer needs a clock that moves with it`,
   header_value: (value) => `a header value must be a string, null or undefined, got ${kindOf(value)}`,
   // Reading a configuration (`invalid_config`).
   values: (max) => `holds more than ${max} values in all`,

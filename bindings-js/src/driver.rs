@@ -267,6 +267,16 @@ pub fn driver_cancel(handle: u32, now_ms: f64) -> JsValue {
     }))
 }
 
+/// The timer the host armed for the last sleep ran out, the clock at `now_ms`: the core's refusal of a clock that
+/// did not move through the wait, or undefined.
+#[wasm_bindgen(js_name = _driverHandleTimerEnd)]
+pub fn driver_handle_timer_end(handle: u32, now_ms: f64) -> JsValue {
+    either(with(handle, |driver| {
+        driver.handle_timer_end(now_ms as u64).map_err(js_error)?;
+        Ok(JsValue::UNDEFINED)
+    }))
+}
+
 /// The whole text of the typed ending of the ended driver `handle` names, the
 /// core's (`Ending::message`: the ending's words, and the hint naming
 /// `outcomeOfError` after an error nothing classified), as message data for

@@ -116,8 +116,11 @@ import { serve } from './serve.mjs';
  * (+13), so 59200 B and 64900 B. retryFetch's two signals listened to
  * without AbortSignal.any (helpers.js `eitherSignal`): 59180 B and 64829 B,
  * within them.
+ * Session 28: the still-clock rule moved from lib/host.js into the core (the
+ * wire's `timer_ended`; size.mjs): 59411 B (+214 against 59197 B) and
+ * 65085 B (+206 against 64879 B), so 59500 B and 65100 B.
  */
-const GATE = { checkout: 59_200, shop: 64_900 };
+const GATE = { checkout: 59_500, shop: 65_100 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 

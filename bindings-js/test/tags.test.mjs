@@ -25,13 +25,13 @@ test('lib/ and the wasm exchange no numbered codes of their own (lib/tags.js and
 });
 
 test("the wire's constants are the core's tables (core/src/driver/wire.md), and no host module writes a word or kind by number", () => {
-  assert.equal(_wireTables()[0][0], 1, 'WIRE_VERSION');
+  assert.equal(_wireTables()[0][0], 2, 'WIRE_VERSION');
   // Spot checks against the documented layout: the tables are the core's, the host only names them.
   assert.deepEqual(
     [WIRE.IN.input_kind, WIRE.IN.outcome_retry_after_ms, WIRE.OUT.receipt, WIRE.OUT.detail],
     [0, 7, 0, 14],
   );
-  assert.deepEqual(Object.keys(WIRE.INPUT), ['poll', 'result', 'cancel']);
+  assert.deepEqual(Object.keys(WIRE.INPUT), ['poll', 'result', 'cancel', 'timer_ended']);
   assert.deepEqual(Object.keys(WIRE.ACTION), ['start_attempt', 'abort_attempt', 'sleep', 'release', 'finish']);
   assert.deepEqual(NAMES.endingKinds, ['succeeded', 'gave_up', 'reconcile', 'restart']);
   assert.ok(NAMES.giveUpReasons.includes('body_not_replayable'));

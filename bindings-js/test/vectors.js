@@ -457,6 +457,7 @@ function runDriver(api, testCase, failures, run) {
     if (call === 'poll') result = answer(api, () => driver.pollAction(at));
     else if (call === 'result') result = answer(api, () => handIn(api, driver, at, step));
     else if (call === 'cancel') result = answer(api, () => driver.handleCancel(at));
+    else if (call === 'timer_ended') result = answer(api, () => driver.handleTimerEnd(at));
     else if (call === 'events') {
       result = answer(api, () => {
         const events = [];

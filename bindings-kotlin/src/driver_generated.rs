@@ -100,6 +100,14 @@ impl Driver {
         Ok(())
     }
 
+    /// The timer the host armed for the last `Sleep` ran out (it was not woken early), the clock at `nowMs`; then poll.
+    /// A clock that did not move through the wait is refused (`RetryplanException.InvalidArgument` naming `clock`): the
+    /// wait would never end by it.
+    pub fn handle_timer_end(&self, now_ms: i64) -> Result<()> {
+        let now_ms = ms_in("now_ms", now_ms)?;
+        Ok(lock(&self.0).handle_timer_end(now_ms)?)
+    }
+
     /// The oldest recorded `Event` not yet read (only with `DriverOptions.recordEvents`), or null.
     pub fn poll_event(&self) -> Option<Event> {
         lock(&self.0).poll_event().map(Into::into)

@@ -357,9 +357,14 @@ impl Attempts {
 
     /// One move of the loop for a host that sleeps itself (asyncio): the next Attempt, the seconds to
     /// sleep before calling again with `resume=False`, or None after a success (raises any other ending).
-    fn step(&mut self, py: Python<'_>, resume: bool) -> PyResult<Py<PyAny>> {
+    /// `timer_ended`: the event loop's timer for the last sleep ran out (the driver judges the clock first).
+    #[pyo3(signature = (resume, timer_ended = false))]
+    fn step(&mut self, py: Python<'_>, resume: bool, timer_ended: bool) -> PyResult<Py<PyAny>> {
         let pending = if resume { self.resume(py)? } else { None };
-        let next = match Ctx::of(self.run.bind(py)).step(pending)? {
+        let run = self.run.clone_ref(py);
+        let ctx = Ctx::of(run.bind(py));
+        let pending = if !resume && timer_ended { Some(ctx.timer_ended(false)?) } else { pending };
+        let next = match ctx.step(pending)? {
             Step::Sleep(seconds) => return Ok(seconds.into_pyobject(py)?.into_any().unbind()),
             Step::Next(next) => next,
         };

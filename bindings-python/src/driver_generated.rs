@@ -155,6 +155,14 @@ impl PyDriver {
         Ok(())
     }
 
+    /// The timer the host armed for the last `Sleep` ran out (it was not woken early), the clock at `now`; then poll. A
+    /// clock that did not move through the wait is refused (`InvalidArgumentError` naming `clock`): the wait would
+    /// never end by it.
+    #[pyo3(signature = (now = None, *, now_ms = None))]
+    fn handle_timer_end(&mut self, now: Arg, now_ms: Arg) -> Res<()> {
+        Ok(self.inner.handle_timer_end(NOW.read(now, now_ms)?)?)
+    }
+
     /// The oldest recorded `Event` not yet read (only with `record_events=True`), or None.
     fn poll_event(&mut self, py: Python<'_>) -> Res<Py<PyAny>> {
         Ok(self.inner.poll_event().into_field(py)?)

@@ -16,7 +16,6 @@
 
 use std::ops::ControlFlow;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 use pyo3::exceptions::PyException;
 use pyo3::intern;
@@ -190,25 +189,19 @@ pub(crate) fn outcome_arg(obj: &Bound<'_, PyAny>, default: Outcome) -> PyResult<
     }
 }
 
-/// The shortest wait the sync loop judges (s): a coarse clock (Windows' ticks every ~16 ms) may not show a shorter
-/// one, but a sleep that waits moves any clock by at least half of this much.
-const JUDGED_WAIT: f64 = 0.05;
-
-/// How much longer than a short wait (s) the real time may run before a clock that has not moved half of it is
-/// refused: far more than a busy machine delays a sleep, and a clock that follows real time has moved by then.
-const GRACE: f64 = 0.25;
-
-/// A wait of `asked` seconds the clock moved only `moved` through: a sleep that returned without moving the
-/// helper's clock (a fake), or a clock that does not move. Without this refusal the loop would call the sleep again
-/// and again until the wake time came (a busy wait), or forever on a clock that never moves. In the words every
-/// language says it in (JS's `still_clock`, Kotlin's `StillClock`), with Python's two ways out.
-fn sleep_without_time(asked: f64, moved: f64) -> Fault {
-    let (asked_ms, moved_ms) = ((asked * 1000.0).round(), (moved * 1000.0).max(0.0).floor());
-    let rule = format!(
-        "the clock moved {moved_ms} ms during a wait of {asked_ms} ms: a fake sleep or timer needs a clock that moves \
-         with it (give `clock=` one this sleep moves, or in tests use retryplan.testing.fake_time(), which fakes both)"
-    );
-    invalid("clock", rule)
+/// The core's refusal of a clock that did not move through a wait (`InvalidArgumentError` naming `clock`), with
+/// Python's two ways out.
+pub(crate) fn still_clock(refused: retryplan::Error) -> PyErr {
+    match refused {
+        retryplan::Error::InvalidArgument { field: "clock", rule } => PyErr::from(invalid(
+            "clock",
+            format!(
+                "{rule} (give `clock=` one this sleep moves, or in tests use retryplan.testing.fake_time(), which \
+                 fakes both)"
+            ),
+        )),
+        other => PyErr::from(Fault::from(other)),
+    }
 }
 
 /// One move of a sequential loop: the next attempt to run (`Continue`) or the ending (`Break`), or seconds to sleep.
@@ -496,35 +489,38 @@ impl<'a, 'py> Ctx<'a, 'py> {
             Some((Action::Finish(ending), _)) => return Ok(ControlFlow::Break(ending)),
             polled => polled,
         };
-        // This wait: the clock when it began, its seconds, and the real instant it began at.
-        let mut wait: Option<(f64, f64, Instant)> = None;
         loop {
             match self.step(polled.take())? {
                 Step::Next(next) => return Ok(next),
                 Step::Sleep(seconds) => {
-                    let before = self.s().now(self.py)?;
-                    let (began, length, since) = *wait.get_or_insert_with(|| (before, seconds, Instant::now()));
                     if let Err(error) = sleep.call1((seconds,)) {
                         let _ = self.cancel(); // the sleep's error is raised, whatever an observer raises
                         return Err(error);
                     }
-                    let after = self.s().now(self.py)?;
-                    // This sleep (a wait long enough for any clock to show), or the whole wait once more real time
-                    // than it passed (a clock that does not move, under waits too short to judge one by one).
-                    let refused = if seconds >= JUDGED_WAIT && after - before < seconds / 2.0 {
-                        Some((seconds, after - before))
-                    } else if after - began < length / 2.0 && since.elapsed().as_secs_f64() >= length + GRACE {
-                        Some((length, after - began))
-                    } else {
-                        None
-                    };
-                    if let Some((asked, moved)) = refused {
-                        let _ = self.cancel();
-                        return Err(PyErr::from(sleep_without_time(asked, moved)));
-                    }
+                    polled = Some(self.timer_ended(true)?);
                 }
             }
         }
+    }
+
+    /// The sleep (`sleep`: the caller's, which may return early, timed by the real clock) or the event loop's
+    /// timer for the driver's last `Sleep` ran out: the driver judges whether the helper's clock moved through the
+    /// wait (a fake sleep that does not move it, or a clock that stands still, is refused: the wait would never
+    /// end), then the next action at the same reading of the clock.
+    pub(crate) fn timer_ended(&self, sleep: bool) -> PyResult<(Action, u64)> {
+        let now = self.s().now_ms(self.py)?;
+        let real_ms = sleep.then(|| self.s().shared.monotonic.0.elapsed().as_millis() as u64);
+        let mut driver = self.driver.borrow_mut();
+        let judged = match real_ms {
+            Some(real_ms) => driver.inner.handle_sleep_end(now, real_ms),
+            None => driver.inner.handle_timer_end(now),
+        };
+        drop(driver);
+        if let Err(refused) = judged {
+            let _ = self.cancel();
+            return Err(still_clock(refused));
+        }
+        Ok((self.poll_at(now)?, now))
     }
 
     /// Runs the operation one blocking attempt at a time; returns the ending.
@@ -721,11 +717,11 @@ impl Run {
         action_to_py(slf.py(), Action::Finish(ending))
     }
 
-    /// The refusal (`InvalidArgumentError` naming `clock`) of a wait of `asked` seconds the clock moved only
-    /// `moved` through: the async loop raises it, in the sync loop's words.
-    #[staticmethod]
-    fn still_clock(py: Python<'_>, asked: f64, moved: f64) -> Py<PyAny> {
-        PyErr::from(sleep_without_time(asked, moved)).into_value(py).into_any()
+    /// The event loop's timer for the last `Sleep` ran out (it was not woken): the driver judges whether the clock
+    /// moved through the wait (refused, `InvalidArgumentError` naming `clock`, when it did not), then the next
+    /// action (observed when someone listens).
+    fn timer_ended(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        action_to_py(slf.py(), Ctx::of(slf).timer_ended(false)?.0)
     }
 
     /// The winner's value, or raises the typed ending.

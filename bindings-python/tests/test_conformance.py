@@ -316,6 +316,8 @@ def run_driver(case: Dict[str, Any], in_seconds: bool) -> None:
             answer = hand_in(driver, step, at)
         elif call == "cancel":
             answer = lambda: driver.handle_cancel(**at)  # noqa: E731
+        elif call == "timer_ended":
+            answer = lambda: driver.handle_timer_end(**at)  # noqa: E731
         elif call == "events":
             answer = lambda: [event.to_dict() for event in iter(driver.poll_event, None)]  # noqa: E731
         elif call == "stats":

@@ -399,6 +399,7 @@ fn run_driver(case: &mut Map<String, Value>, fill: bool, failures: &mut Vec<Stri
                 driver.handle_cancel(at_ms);
                 Ok(Value::Null)
             }
+            "timer_ended" => driver.handle_timer_end(at_ms).map(|()| Value::Null),
             "events" => Ok(Value::Array(std::iter::from_fn(|| driver.poll_event()).map(|e| to_value(&e)).collect())),
             "stats" => Ok(to_value(&stats.snapshot())),
             "outgoing_headers" => {

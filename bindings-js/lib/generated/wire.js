@@ -13,7 +13,7 @@ const numbered = (names) => Object.freeze(Object.setPrototypeOf(names, null));
 /** The words and kinds of the wire. */
 export const WIRE = Object.freeze({
   /** `WIRE_VERSION`: the wasm's must be the same. */
-  VERSION: 1,
+  VERSION: 2,
   NONE: -1,
   FLAG_HEDGE: 1,
   FLAG_SEND_IDEMPOTENCY_KEY: 2,
@@ -77,6 +77,7 @@ export const WIRE = Object.freeze({
     poll: 0,
     result: 1,
     cancel: 2,
+    timer_ended: 3,
   }),
   /** Outcome kinds. */
   OUTCOME: numbered({

@@ -13,8 +13,9 @@ and returns or raises only once every task it started has finished (the next
 attempt keeps the driver's schedule: it does not wait for a cancelled one to
 unwind). An async ``sleep=`` that returns before the clock reaches the wake
 time (a fake) is awaited once per wait; the rest is waited on the loop's timer,
-and a clock that has not moved half of the wait once the timer has run a
-quarter of a second past it is refused (``_check_moving``: it would never come).
+and each time that timer runs out the driver judges whether the clock moved
+through the wait (the core's still-clock rule: a clock that does not move is
+refused, naming ``clock``, for the wait would never come).
 Under ``retryplan.testing.fake_time()`` the helpers' own sleep is the fake's.
 
 ``async_attempts()`` runs its attempts in the caller's task, so one at a
@@ -35,7 +36,7 @@ from ._run import ASYNC_SLEEP, CURRENT, FAKES, Config, loop_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, Awaitable, Callable, Dict, List, Optional, Set, Tuple
+    from typing import Any, Awaitable, Callable, Dict, List, Optional, Set
 
     from ._native import Driver, Policy
     from ._run import LoopOptions, Unpack
@@ -92,10 +93,10 @@ async def run_concurrently(
 
     try:
         slept_until = None  # the wake time the caller's sleep was last called for
-        wait_until = None  # the wake time of the wait the loop's timer runs, and that wait (see _check_moving):
-        wait: Tuple[float, float, float] = (0.0, 0.0, 0.0)
+        timer_ended = False  # the loop's timer ran out: the driver judges the clock before its next action
         while True:
-            action = run.poll()
+            action = run.timer_ended() if timer_ended else run.poll()
+            timer_ended = False
             if isinstance(action, AttemptPlan):
                 task = loop.create_task(_attempt(run, start, action))
                 plans[task], running[action.attempt] = action, task
@@ -117,13 +118,11 @@ async def run_concurrently(
                         slept_until = action.until_ms
                         await _slept(own(delay))
                     else:  # what a sleep that returned early left (a fake one: its clock did not move) waits here
-                        if wait_until != action.until_ms:
-                            wait_until, wait = action.until_ms, (run.clock(), delay, loop.time())
                         await _wake(loop, waiter, delay)
                         if fake is not None and not finished:  # attempts still run after that wait: the fake clock
                             fake.advance_to(action.until_ms / 1000.0)  # moves to its end, or it would never come
-                        elif not finished:
-                            _check_moving(run, wait, loop)
+                        else:
+                            timer_ended = not finished
                 while finished:
                     _report(run, finished.pop(0), plans, running)
     except BaseException:  # the caller's cancellation, or an invalid request raised again: the operation ends
@@ -174,22 +173,6 @@ async def _wake(loop: asyncio.AbstractEventLoop, waiter: List[Optional[asyncio.F
     finally:
         timer.cancel()
         waiter[0] = None
-
-
-_GRACE = 0.25
-"""How much longer than a wait (s) the event loop's timer may run before a clock that has not moved half of it is
-refused (as the sync loop's ``GRACE``): far more than a busy loop delays a timer."""
-
-
-def _check_moving(run: Run, wait: Tuple[float, float, float], loop: asyncio.AbstractEventLoop) -> None:
-    """Refuses a wait the helper's clock does not move through (InvalidArgumentError naming ``clock``): ``wait`` is
-    the clock when it began, its seconds, and the loop's time then. The loop's timer has waited it out for real; a
-    clock that moved less than half of it a quarter of a second later does not follow real time, and nothing moves
-    it (a frozen clock, a sleep that does not move it): the wait would never end."""
-    began, length, since = wait
-    moved = run.clock() - began
-    if moved < length / 2 and loop.time() - since >= length + _GRACE:
-        raise Run.still_clock(length, moved)
 
 
 def _set(future: asyncio.Future[None]) -> None:
@@ -294,24 +277,20 @@ class AsyncAttempts:
         return self
 
     async def __anext__(self) -> Attempt:
-        loop = running_loop()
+        running_loop()  # refuses at once without an asyncio loop (under trio)
         attempts = self._attempts
         step = attempts.step(True)
         sleep: Sleeper = self._sleep
-        wait: Optional[Tuple[float, float, float]] = None
         while isinstance(step, float):
             if step > 0:
                 try:
-                    if wait is None:
-                        wait = (attempts.run.clock(), step, loop.time())
-                    else:
-                        _check_moving(attempts.run, wait, loop)
                     await _slept(sleep(step))
                 except BaseException:
                     _cancel(attempts.run)
                     raise
-                sleep = _loop_sleep  # what a sleep that returned early left (a fake one: its clock did not move)
-            step = attempts.step(False)
+            # The loop's timer ran out (not the caller's sleep, which may return early): the driver judges the clock.
+            step = attempts.step(False, timer_ended=sleep is _loop_sleep and step > 0)
+            sleep = _loop_sleep  # what a sleep that returned early left (a fake one: its clock did not move)
         if step is None:
             raise StopAsyncIteration
         return step

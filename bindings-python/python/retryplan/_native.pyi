@@ -1350,6 +1350,13 @@ class Driver:
         """The caller abandons the operation: it gives up (``cancelled``), running attempts are aborted."""
     @overload
     def handle_cancel(self, *, now_ms: int) -> None: ...
+    @overload
+    def handle_timer_end(self, now: float) -> None:
+        """The timer the host armed for the last ``Sleep`` ran out (it was not woken early), the clock at ``now``; then
+        poll. A clock that did not move through the wait is refused (``InvalidArgumentError`` naming ``clock``): the
+        wait would never end by it."""
+    @overload
+    def handle_timer_end(self, *, now_ms: int) -> None: ...
     def poll_event(self) -> Optional[Event]:
         """The oldest recorded ``Event`` not yet read (only with ``record_events=True``), or None."""
     @property
@@ -1429,9 +1436,9 @@ class Run:
         """The logger, when it logs (INFO), else None."""
     def clock(self) -> float:
         """The helper's clock, in float seconds."""
-    @staticmethod
-    def still_clock(asked: float, moved: float) -> BaseException:
-        """The refusal (``InvalidArgumentError`` naming ``clock``) of a wait of ``asked`` s the clock moved ``moved``."""
+    def timer_ended(self) -> Action:
+        """The event loop's timer for the last Sleep ran out: the driver judges the clock (refused, naming ``clock``,
+        when it did not move through the wait), then the next action."""
     def dispose(self, value: Any) -> None:
         """Disposes of a value no longer needed, when the helper disposes of values."""
     def poll(self) -> Action:
@@ -1541,8 +1548,9 @@ class Attempts:
         """The operation."""
     def __iter__(self) -> Attempts: ...
     def __next__(self) -> Attempt: ...
-    def step(self, resume: bool) -> Union[Attempt, float, None]:
-        """One move for a host that sleeps itself: the next Attempt, seconds to sleep, or None after a success."""
+    def step(self, resume: bool, timer_ended: bool = False) -> Union[Attempt, float, None]:
+        """One move for a host that sleeps itself: the next Attempt, seconds to sleep, or None after a success
+        (``timer_ended``: the event loop's timer for the last sleep ran out; the driver judges the clock first)."""
 
 def wire_tables() -> Dict[str, Any]:
     """The core's wire tables: version, constants, word positions by field name, kind names in wire order."""

@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, Dict
 
-WIRE_VERSION = 1
+WIRE_VERSION = 2
 """The version of the encoding this module was written against."""
 
 TABLES: Dict[str, Any] = wire_tables()
@@ -33,7 +33,7 @@ def kind(table: str, name: str) -> int:
 
 
 def input_record(kind_name: str, now_ms: int, **words: int) -> list:  # type: ignore[type-arg]
-    """An input record: ``kind_name`` (``poll``, ``result``, ``cancel``) at ``now_ms``, other words by field name."""
+    """An input record: ``kind_name`` (``poll``, ``result``, ``cancel``, ``timer_ended``) at ``now_ms``, other words by field name."""
     record = [NONE] * len(INPUT)
     record[INPUT["input_kind"]], record[INPUT["now_ms"]] = kind("input_kinds", kind_name), now_ms
     for field, word in words.items():

@@ -538,7 +538,7 @@ fn own_export(class: &Class, method: &Method, p: &str, export: &str, texts: &mut
         Ret::Unit => {
             format!("either({p}(handle, |control| {{\n        {call};\n        Ok(JsValue::UNDEFINED)\n    }}))")
         }
-        Ret::UnitOrError => {
+        Ret::UnitOrError | Ret::StepsOrError => {
             format!("either({p}(handle, |control| {call}.map(|()| JsValue::UNDEFINED).map_err(js_error)))")
         }
         Ret::BoolOrError => format!("either({p}(handle, |control| {call}.map(JsValue::from_bool).map_err(js_error)))"),

@@ -391,7 +391,7 @@ fn method_text(spelling: &Spelling, key: &str, method: &Method) -> Result<String
         Ret::ActionOrError | Ret::Event => format!("return {called};"),
         Ret::ReceiptOrError => format!("return NAMES.receipts[decided({called})];"),
         Ret::HeadersOrError | Ret::Headers => format!("return headerObject(decided({called}));"),
-        Ret::Steps | Ret::Unit | Ret::UnitOrError => format!("decided({called});"),
+        Ret::Steps | Ret::Unit | Ret::UnitOrError | Ret::StepsOrError => format!("decided({called});"),
         Ret::Ms | Ret::Count | Ret::Bool | Ret::BoolOrError => format!("return decided({called});"),
         other => return Err(format!("{key}: no JS result for {other:?}")),
     };

@@ -182,7 +182,7 @@ fn method_text(classes: &[Class], method: &Method) -> Result<String, String> {
     let call = format!("{}({})", method.call.unwrap_or(name), args.join(", "));
     let (returned, body) = match method.ret {
         Ret::Unit => ("Result<()>".to_owned(), format!("control.{call};\n        Ok(())")),
-        Ret::UnitOrError => ("Result<()>".to_owned(), format!("Ok(control.{call}?)")),
+        Ret::UnitOrError | Ret::StepsOrError => ("Result<()>".to_owned(), format!("Ok(control.{call}?)")),
         Ret::BoolOrError => ("Result<bool>".to_owned(), format!("Ok(control.{call}?)")),
         Ret::Count => ("Result<i64>".to_owned(), format!("Ok(quantity_out(control.{call}))")),
         Ret::Outstanding => {

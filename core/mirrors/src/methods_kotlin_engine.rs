@@ -241,6 +241,7 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
     let fails = matches!(
         method.ret,
         Ret::UnitOrError
+            | Ret::StepsOrError
             | Ret::BoolOrError
             | Ret::DecisionOrError
             | Ret::ActionOrError
@@ -255,7 +256,7 @@ fn method_text(class: &Class, method: &Method) -> Result<String, String> {
     // What the method returns, and its value.
     let (returned, value) = match method.ret {
         Ret::Unit | Ret::Steps => ("()", format!("{call};\n        ()")),
-        Ret::UnitOrError => ("()", format!("{call}?")),
+        Ret::UnitOrError | Ret::StepsOrError => ("()", format!("{call}?")),
         Ret::BoolOrError | Ret::Bool => ("bool", format!("{call}{}", if fails { "?" } else { "" })),
         Ret::DecisionOrError => ("Decision", format!("{call}?.into()")),
         Ret::ActionOrError => ("Action", format!("{call}?.into()")),

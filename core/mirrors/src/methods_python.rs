@@ -268,7 +268,13 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
     // The core's call that steps its object takes it `&mut`.
     let steps = matches!(
         method.ret,
-        Ret::DecisionOrError | Ret::Steps | Ret::ActionOrError | Ret::ReceiptOrError | Ret::Event | Ret::Record
+        Ret::DecisionOrError
+            | Ret::Steps
+            | Ret::StepsOrError
+            | Ret::ActionOrError
+            | Ret::ReceiptOrError
+            | Ret::Event
+            | Ret::Record
     );
     let receiver = if steps { "&mut self" } else { "&self" };
     let (mut signature, mut params, mut args) = (Vec::new(), vec![receiver.to_owned()], Vec::new());
@@ -417,13 +423,18 @@ fn method_text(classes: &[Class], class: &Class, method: &Method) -> Result<Stri
     let py_lent = "py: Python<'py>".to_owned();
     let (lifetime, returned, body) = match method.ret {
         Ret::Unit | Ret::Steps => ("", "Res<()>".to_owned(), format!("{call};\n        Ok(())")),
-        Ret::UnitOrError | Ret::BoolOrError | Ret::Count | Ret::Outstanding | Ret::Ms | Ret::OptionalMs | Ret::Bool => {
-            (
-                "",
-                format!("Res<{}>", rust_type(method.ret)),
-                format!("Ok({call}{})", if ends(method.ret) { "?" } else { "" }),
-            )
-        }
+        Ret::UnitOrError
+        | Ret::StepsOrError
+        | Ret::BoolOrError
+        | Ret::Count
+        | Ret::Outstanding
+        | Ret::Ms
+        | Ret::OptionalMs
+        | Ret::Bool => (
+            "",
+            format!("Res<{}>", rust_type(method.ret)),
+            format!("Ok({call}{})", if ends(method.ret) { "?" } else { "" }),
+        ),
         Ret::Grant(grant) => ("", format!("Res<Option<Py{grant}>>"), format!("Ok({call}.map(Py{grant}::new))")),
         Ret::Snapshot(_) => {
             params.insert(1, py_lent);
@@ -531,7 +542,7 @@ fn rust_type(ret: Ret) -> &'static str {
 
 /// True when the core's call returns a `Result` (its error goes through `Fault`).
 fn ends(ret: Ret) -> bool {
-    matches!(ret, Ret::UnitOrError | Ret::BoolOrError | Ret::DecisionOrError)
+    matches!(ret, Ret::UnitOrError | Ret::StepsOrError | Ret::BoolOrError | Ret::DecisionOrError)
 }
 
 /// Python's words for `Arg::Hosting`'s positional `concurrency` (its keywords' are `HOSTING`'s).

@@ -91,7 +91,7 @@ fn engine_new_stub(name: &str, lent: &str, of: &str, doc: &str, hosting: bool) -
 fn method_stub(method: &Method) -> Result<String, String> {
     let name = method.name;
     let returned = match method.ret {
-        Ret::Unit | Ret::UnitOrError | Ret::Steps => "None".to_owned(),
+        Ret::Unit | Ret::UnitOrError | Ret::StepsOrError | Ret::Steps => "None".to_owned(),
         Ret::ActionOrError => "Action".to_owned(),
         Ret::ReceiptOrError => "ReceiptName".to_owned(),
         Ret::HeadersOrError | Ret::Headers => "Dict[str, str]".to_owned(),

@@ -131,7 +131,7 @@ fn signature(key: &str, method: &Method) -> Result<String, String> {
         Ret::ReceiptOrError => "Receipt",
         Ret::HeadersOrError | Ret::Headers => "Record<string, string>",
         Ret::Event => "DecisionEvent | undefined",
-        Ret::Steps | Ret::Unit | Ret::UnitOrError => "void",
+        Ret::Steps | Ret::Unit | Ret::UnitOrError | Ret::StepsOrError => "void",
         Ret::Ms | Ret::Count => "number",
         Ret::Bool | Ret::BoolOrError => "boolean",
         other => return Err(format!("{key}: no TypeScript type for the result {other:?}")),

@@ -80,6 +80,19 @@
 //!    retried. Any redirect counts: fetch cannot tell a 303 from a 307, so
 //!    every host reads it alike, the safe way. A host whose client hands it
 //!    each hop (Python's httpx and requests helpers) needs no such word.
+//! 8. **A clock that does not move through a wait is refused.** A host
+//!    sleeps on its platform's timer and reads the caller's clock; when the
+//!    two keep different times (a fake timer beside a real clock, a fake
+//!    sleep that does not move the clock, a frozen clock) the wait never
+//!    ends by the clock, and the host would arm its timer forever. Each host
+//!    says when the timer it armed for a [`Action::Sleep`] ran out
+//!    ([`Driver::handle_timer_end`]); the driver refuses the clock
+//!    ([`Error::InvalidArgument`] naming `clock`) when it moved less than
+//!    half of the wait since the wait began, and either one timer of 50 ms
+//!    or more ran out with the clock moved less than half of it (no real
+//!    timer ends half a wait early), or the timers of the wait have run it
+//!    all and 250 ms more (shorter timers, which a coarse clock may not show
+//!    one by one).
 //!
 //! ```
 //! use retryplan::{Action, Driver, DriverOptions, OperationOptions, Outcome, Policy, Receipt};
@@ -100,6 +113,7 @@
 
 mod propagation;
 mod queue;
+mod still_clock;
 pub mod telemetry;
 pub mod wire;
 
@@ -111,6 +125,7 @@ pub use crate::outcomes::action::{
     AbortReason, Action, AttemptPlan, AttemptResult, Ending, EndingResult, Event, Held, Receipt,
 };
 use queue::ActionQueue;
+use still_clock::Wait;
 
 use crate::config::error::Error;
 use crate::engine::operation::{IdempotencyKey, Operation, OperationOptions, SharedPolicy};
@@ -255,6 +270,8 @@ pub struct Driver {
     returns_responses: bool,
     stats: Option<Arc<SharedStats>>,
     events: Option<VecDeque<Event>>,
+    /// The wait the host's timers are armed for ([`Driver::handle_timer_end`]).
+    wait: Wait,
 }
 
 impl Driver {
@@ -295,6 +312,7 @@ impl Driver {
             returns_responses: driver_options.returns_responses,
             stats: driver_options.stats,
             events: driver_options.record_events.then(VecDeque::new),
+            wait: Wait::default(),
         })
     }
 
@@ -351,7 +369,10 @@ impl Driver {
                 self.count(now_ms, &decision, false);
                 self.plan(&decision).map_or(Step::Finish, Step::Start)
             }
-            Decision::Wait { until_ms, .. } | Decision::AwaitOutcome { until_ms, .. } => Step::Sleep { until_ms },
+            Decision::Wait { until_ms, .. } | Decision::AwaitOutcome { until_ms, .. } => {
+                self.wait.slept(now_ms, until_ms);
+                Step::Sleep { until_ms }
+            }
             ending => {
                 self.count(now_ms, &ending, false);
                 self.end(ending);
@@ -579,6 +600,52 @@ impl Driver {
             self.count(now_ms, &decision, false);
             self.end(decision);
         }
+    }
+
+    /// The timer the host armed for the last [`Action::Sleep`] ran out (it
+    /// was not woken early) with the host's clock at `now_ms`; the host then
+    /// polls as after any wake-up. The driver judges whether the clock moved
+    /// through the wait (rule 8 of the [module documentation](self)), the
+    /// timer taken to have run its whole length (the rest of the wait when
+    /// the host armed it). A host whose timer is a blocking sleep that may
+    /// return early says [`handle_sleep_end`](Self::handle_sleep_end) instead.
+    ///
+    /// ```
+    /// use retryplan::{Action, Driver, DriverOptions, Error, OperationOptions, Outcome, Policy};
+    /// let policy = Policy::from_json(r#"{"jitter": {"kind": "none"}, "backoff": {"base_ms": 2000}}"#).unwrap();
+    /// let mut driver = Driver::new(&policy, 0, OperationOptions::new(7), DriverOptions::default()).unwrap();
+    /// assert!(matches!(driver.poll_action(0).unwrap(), Action::StartAttempt(_)));
+    /// let unavailable = Outcome::HttpStatus { status: 503, retry_after_ms: None, error_code: None };
+    /// driver.handle_result(10, 1, unavailable).unwrap();
+    /// assert_eq!(driver.poll_action(10).unwrap(), Action::Sleep { until_ms: 2010 });
+    /// // A 2 s timer ran out, and the clock says 10 ms still.
+    /// let Err(Error::InvalidArgument { field, rule }) = driver.handle_timer_end(10) else { unreachable!() };
+    /// assert_eq!((field, rule.to_string().as_str()), ("clock",
+    ///     "the clock moved 0 ms during a wait of 2000 ms: a fake sleep or timer needs a clock that moves with it"));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `clock`, as above; the host cancels
+    /// the operation and raises it (naming its own clock option). Nothing
+    /// changes in the driver then.
+    pub fn handle_timer_end(&mut self, now_ms: u64) -> Result<(), Error> {
+        self.wait.timer_ended(now_ms, None)
+    }
+
+    /// [`handle_timer_end`](Self::handle_timer_end) for a host whose timer
+    /// is a blocking sleep that may return early (a caller's own `sleep`, a
+    /// test's no-op): `real_clock_ms` is a reading of the real monotonic
+    /// clock (ms, from any origin) when it returned. From a wait's second
+    /// sleep on, its sleeps have run as long as that clock moved, not as
+    /// long as they were asked to: a sleep that returns at once beside a
+    /// clock that follows real time goes on until the wait is over, and one
+    /// beside a clock that stands still is refused once a quarter of a
+    /// second more than the wait has really passed.
+    ///
+    /// # Errors
+    /// As [`handle_timer_end`](Self::handle_timer_end).
+    pub fn handle_sleep_end(&mut self, now_ms: u64, real_clock_ms: u64) -> Result<(), Error> {
+        self.wait.timer_ended(now_ms, Some(real_clock_ms))
     }
 
     /// The oldest recorded [`Event`] not yet read (only with

@@ -128,7 +128,7 @@ pub fn check(root: &Path, classes: &[Class]) -> Result<(), String> {
             let fits = match method.ret {
                 Ret::Unit | Ret::Steps => returned == "()",
                 // `()` is no path: `type_name` spells it `?`.
-                Ret::UnitOrError | Ret::Record => returned.starts_with("Result<?"),
+                Ret::UnitOrError | Ret::StepsOrError | Ret::Record => returned.starts_with("Result<?"),
                 Ret::BoolOrError => returned.starts_with("Result<bool"),
                 Ret::Count => returned == "u32",
                 Ret::Outstanding => returned == "usize",

@@ -113,6 +113,8 @@ pub enum Ret {
     Object(&'static str),
     /// Nothing; the core's call steps its object (`&mut self`) and cannot fail.
     Steps,
+    /// Nothing, or the core's error; the core's call steps its object (`&mut self`).
+    StepsOrError,
     /// The driver's next action, or the core's error; the call steps its object.
     ActionOrError,
     /// The driver's receipt of a result, or the core's error; the call steps its object.

@@ -387,6 +387,14 @@ pub const DRIVER: Family = Family {
                 Ret::Steps,
             ),
             method(
+                "handle_timer_end",
+                "The timer the host armed for the last `Sleep` ran out (it was not woken early), the clock at `now`; \
+                 then poll. A clock that did not move through the wait is refused (`Error::InvalidArgument` naming \
+                 `clock`): the wait would never end by it.",
+                &[Arg::Now],
+                Ret::StepsOrError,
+            ),
+            method(
                 "poll_event",
                 "The oldest recorded `Event` not yet read (only with `DriverOptions::record_events`), or none.",
                 &[],

@@ -11,7 +11,7 @@ use crate::outcomes::decision::{Decision, GiveUpReason};
 use crate::outcomes::failure::Failure;
 
 /// The encoding's version; a host built for another refuses to run.
-pub const WIRE_VERSION: i64 = 1;
+pub const WIRE_VERSION: i64 = 2;
 
 /// The version of the encoding this core speaks (see the module docs).
 #[must_use]
@@ -155,6 +155,10 @@ kinds! {
         Result = "result",
         /// The caller cancelled ([`Driver::handle_cancel`]), then poll.
         Cancel = "cancel",
+        /// The timer the host armed for the last sleep ran out
+        /// ([`Driver::handle_timer_end`]: a clock that did not move through
+        /// it is refused), then poll. A driver's input only.
+        TimerEnded = "timer_ended",
     }
 }
 
@@ -497,7 +501,8 @@ impl Driver {
     /// Carries out one encoded input record and writes the next action into
     /// `output` (see the [module documentation](self) for both layouts): a
     /// `poll` polls; a `result` hands an attempt's result in (with its
-    /// token) and then polls; a `cancel` cancels and then polls. One call
+    /// token) and then polls; a `cancel` cancels and then polls; a
+    /// `timer_ended` judges the clock and then polls. One call
     /// per step of a host's loop, whatever the language.
     ///
     /// ```
@@ -529,6 +534,10 @@ impl Driver {
                 self.handle_cancel(now_ms);
                 NONE
             }
+            Input::TimerEnded { now_ms } => {
+                self.handle_timer_end(now_ms)?;
+                NONE
+            }
             Input::Result { now_ms, attempt, token, held, outcome, .. } => {
                 let receipt = match token {
                     Some(token) => {
@@ -554,6 +563,9 @@ enum Input {
         now_ms: u64,
     },
     Cancel {
+        now_ms: u64,
+    },
+    TimerEnded {
         now_ms: u64,
     },
     /// `held` is still the raw word: only a result with a token reads it.
@@ -586,11 +598,12 @@ impl Input {
         for (slot, word) in record.iter_mut().zip(words) {
             *slot = *word;
         }
-        let kind: InputKind = member(record[input::INPUT_KIND], "input_kind", "an input kind (0..=2)")?;
+        let kind: InputKind = member(record[input::INPUT_KIND], "input_kind", "an input kind (0..=3)")?;
         let now_ms = whole(record[input::NOW_MS], "now_ms")?;
         Ok(match kind {
             InputKind::Poll => Input::Poll { now_ms },
             InputKind::Cancel => Input::Cancel { now_ms },
+            InputKind::TimerEnded => Input::TimerEnded { now_ms },
             InputKind::Result => {
                 needed(INPUT_WORDS)?;
                 let attempt = u32::try_from(record[input::ATTEMPT])
@@ -608,7 +621,10 @@ impl Input {
 
     fn now_ms(&self) -> u64 {
         match *self {
-            Input::Poll { now_ms } | Input::Cancel { now_ms } | Input::Result { now_ms, .. } => now_ms,
+            Input::Poll { now_ms }
+            | Input::Cancel { now_ms }
+            | Input::TimerEnded { now_ms }
+            | Input::Result { now_ms, .. } => now_ms,
         }
     }
 }

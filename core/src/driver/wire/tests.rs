@@ -153,7 +153,7 @@ fn broken_records_are_refused_by_field_and_change_nothing() {
             other => panic!("{other:?}"),
         }
     };
-    assert_eq!(refused(&mut wired, &[9, 0]), ("input_kind", String::from("must be an input kind (0..=2), got 9")));
+    assert_eq!(refused(&mut wired, &[9, 0]), ("input_kind", String::from("must be an input kind (0..=3), got 9")));
     assert_eq!(refused(&mut wired, &[0]).0, "input");
     assert_eq!(refused(&mut wired, &[0, -5]).0, "now_ms");
     assert_eq!(refused(&mut wired, &[0, MAX_WORD + 1]).0, "now_ms");

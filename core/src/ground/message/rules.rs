@@ -213,6 +213,8 @@ rules! {
     WireRecordShort = "wire_record_short": "needs {0} words for its kind, got {1}",
     /// A standalone reader of a response given both a `Retry-After` reading and a policy, which carries its own.
     ReadingWithPolicy = "reading_with_policy": "give `reading` or `policy`, not both: the policy carries its reading (`server_guidance.retry_after_reading`) and its guidance headers (`server_guidance.headers`)",
+    /// A host's timer for a wait ran out with its clock nearly still: the ms the clock moved, the wait's ms.
+    StillClock = "still_clock": "the clock moved {0} ms during a wait of {1} ms: a fake sleep or timer needs a clock that moves with it",
 
     // gRPC service configs.
     /// A client-side cap on maxAttempts below 2: the cap.

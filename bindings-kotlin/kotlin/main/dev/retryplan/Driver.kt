@@ -74,6 +74,9 @@ class Driver private constructor(private val native: Lean<NativeDriver>) : Nativ
     override fun handleCancel(nowMs: Long) = native.typed { it.handleCancel(nowMs) }
 
     @Throws(RetryplanException::class)
+    override fun handleTimerEnd(nowMs: Long) = native.typed { it.handleTimerEnd(nowMs) }
+
+    @Throws(RetryplanException::class)
     override fun handleFailure(nowMs: Long, attempt: Int, failure: Failure, token: Long?, held: Held?) = native.typed { it.handleFailure(nowMs, attempt, failure, token, held) }
 
     @Throws(RetryplanException::class)

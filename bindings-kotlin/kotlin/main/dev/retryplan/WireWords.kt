@@ -8,7 +8,7 @@ package dev.retryplan
  */
 internal object WireWords {
     /** `WIRE_VERSION`: the library's `wireVersion()` must be the same. */
-    const val VERSION = 1L
+    const val VERSION = 2L
     const val NONE = -1L
     const val PUSHBACK_DO_NOT_RETRY = -2L
     const val FLAG_HEDGE = 1L
@@ -73,6 +73,7 @@ internal object WireWords {
     const val INPUT_POLL = 0L
     const val INPUT_RESULT = 1L
     const val INPUT_CANCEL = 2L
+    const val INPUT_TIMER_ENDED = 3L
     const val OUTCOME_SUCCESS = 0L
     const val OUTCOME_HTTP_STATUS = 1L
     const val OUTCOME_GRPC_STATUS = 2L

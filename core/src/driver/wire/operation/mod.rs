@@ -2,7 +2,7 @@
 //! ([`Operation::exchange`]), a decision record out ([`encode_decision`]).
 //! See "Operation: the decision record" in the module documentation.
 
-use super::{index_of, refuse, word, Input, FLAG_HEDGE, NONE};
+use super::{index_of, refuse, word, Input, InputKind, FLAG_HEDGE, NONE};
 use crate::config::error::Error;
 use crate::engine::operation::Operation;
 use crate::outcomes::decision::{Decision, GiveUpReason};
@@ -174,6 +174,10 @@ impl Operation {
         let decision = match Input::read(words)? {
             Input::Poll { now_ms } => self.poll(now_ms)?,
             Input::Cancel { now_ms } => self.cancel(now_ms)?,
+            // An operation keeps no waits: it is told the time by each poll.
+            Input::TimerEnded { .. } => {
+                return Err(refuse("input_kind", "poll 0, result 1 or cancel 2 for an operation", InputKind::TimerEnded.word()))
+            }
             Input::Result { now_ms, attempt, outcome, status_code, .. } => {
                 if let Some(code) = status_code.filter(|code| !(100..=599).contains(code)) {
                     return Err(refuse("outcome_code", "an HTTP status in 100..=599 for an operation", code));

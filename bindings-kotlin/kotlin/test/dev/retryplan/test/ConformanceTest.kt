@@ -469,6 +469,7 @@ class ConformanceTest {
                             "poll" -> VectorJson.action(driver.pollAction(at))
                             "result" -> VectorJson.name(driverResult(driver, step, at))
                             "cancel" -> null.also { driver.handleCancel(at) }
+                            "timer_ended" -> null.also { driver.handleTimerEnd(at) }
                             "events" -> generateSequence { driver.pollEvent() }.map(VectorJson::event).toList()
                             "stats" -> VectorJson.stats(stats.snapshot())
                             "outgoing_headers" -> headerObject(driver.outgoingHeaders(long(step, "attempt").toInt(), at, protocol(step)))
