@@ -50,14 +50,25 @@ INVALID_REQUEST = object()
 _OUTCOMES: Dict[str, Outcome] = {name: Outcome.failure(name) for name in FAILURES}
 
 
+def _wrapped(exc: BaseException) -> Optional[BaseException]:
+    """The error ``exc`` wraps: its ``reason`` (urllib3's MaxRetryError), cause or context, else the error it was
+    made of (``urllib3.exceptions.SSLError(e)``, made but never raised inside the ``except``: no context)."""
+    reason = getattr(exc, "reason", None)
+    if isinstance(reason, BaseException):
+        return reason
+    inner = exc.__cause__ or exc.__context__
+    if inner is None and exc.args and isinstance(exc.args[0], BaseException):
+        inner = exc.args[0]
+    return inner
+
+
 def _cause(default: Optional[str]) -> Resolver:
-    """The failure of the first known error wrapped (cause, context, reason; MAX_CAUSE_DEPTH deep), or ``default``."""
+    """The failure of the first known error wrapped (``_wrapped``; MAX_CAUSE_DEPTH deep), or ``default``."""
 
     def resolve(exc: BaseException, policy: Optional[Policy]) -> Any:
         inner: Optional[BaseException] = exc
         for _ in range(MAX_CAUSE_DEPTH):
-            reason = getattr(inner, "reason", None)  # urllib3's MaxRetryError
-            inner = reason if isinstance(reason, BaseException) else inner.__cause__ or inner.__context__  # type: ignore[union-attr]
+            inner = _wrapped(inner)  # type: ignore[arg-type]
             if inner is None:
                 break
             found = outcome_of(inner, policy)
@@ -160,7 +171,9 @@ _TABLE: Tuple[Tuple[str, str, Union[str, object, Resolver]], ...] = (
     ("requests.exceptions", "HTTPError", _status),
     ("requests.exceptions", "ConnectTimeout", "connect_timeout"),
     ("requests.exceptions", "ReadTimeout", "read_timeout"),
-    ("requests.exceptions", "SSLError", "tls_handshake_failed"),
+    # a TLS error is a failed handshake (never sent) only when the ssl error it wraps was raised in the handshake
+    # (`_ssl`); after it, the request may have been sent (as Kotlin's SSLException and Python's own ssl.SSLError)
+    ("requests.exceptions", "SSLError", _cause("tls_handshake_failed")),
     ("requests.exceptions", "ChunkedEncodingError", "body_broken"),
     ("requests.exceptions", "ContentDecodingError", "body_broken"),
     ("requests.exceptions", "ConnectionError", _cause("connection_lost")),
@@ -172,7 +185,7 @@ _TABLE: Tuple[Tuple[str, str, Union[str, object, Resolver]], ...] = (
     ("urllib3.exceptions", "NewConnectionError", _cause("unreachable")),
     ("urllib3.exceptions", "ConnectTimeoutError", "connect_timeout"),
     ("urllib3.exceptions", "ReadTimeoutError", "read_timeout"),
-    ("urllib3.exceptions", "SSLError", "tls_handshake_failed"),
+    ("urllib3.exceptions", "SSLError", _cause("tls_handshake_failed")),
     ("urllib3.exceptions", "IncompleteRead", "body_broken"),
     ("urllib3.exceptions", "DecodeError", "body_broken"),
     ("urllib3.exceptions", "ProtocolError", _cause("connection_lost")),
