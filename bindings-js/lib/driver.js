@@ -202,8 +202,9 @@ export class Driver extends Running {
    * redirect inside the attempt to get it (its retryable failure is then
    * ambiguous: an earlier hop may have processed the request). `"accepted"` or
    * `"discarded"`. `headers`: a function of the lower-case name, or a `Headers`
-   * or `Map`; `token`, `nowUnixMs` (0 by default) and `redirected` (false by
-   * default) in `options`.
+   * or `Map`; `token`, `nowUnixMs` (the wall clock, `Date.now()`, by default: a
+   * Retry-After date is read against it) and `redirected` (false by default) in
+   * `options`.
    */
   handleResponse(nowMs, attempt, status, headers, options) {
     const now = ms('nowMs', nowMs);
@@ -211,7 +212,7 @@ export class Driver extends Running {
     anyStatus(status);
     only(optionsOf(options, 'token'), { __proto__: null, nowUnixMs: true, token: true, redirected: true }, 'function');
     const [token] = holding(options && { token: options.token });
-    const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? 0);
+    const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? Date.now());
     const redirected = flag('redirected', options?.redirected) ?? false;
     const values = guidance(headers, RESPONSE_HEADERS);
     return NAMES.receipts[

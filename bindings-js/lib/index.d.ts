@@ -839,8 +839,9 @@ export class Driver {
    * redirect inside the attempt to get it (its retryable failure is then
    * ambiguous: an earlier hop may have processed the request). `"accepted"` or
    * `"discarded"`. `headers`: a function of the lower-case name, or a `Headers`
-   * or `Map`; `token`, `nowUnixMs` (0 by default) and `redirected` (false by
-   * default) in `options`.
+   * or `Map`; `token`, `nowUnixMs` (the wall clock, `Date.now()`, by default: a
+   * Retry-After date is read against it) and `redirected` (false by default) in
+   * `options`.
    */
   handleResponse(
     nowMs: number,

@@ -402,6 +402,26 @@ test("failureOf looks through the core's MAX_CAUSE_DEPTH errors below the one ca
   assert.equal(failureOf(wrapped(MAX_CAUSE_DEPTH + 1)), undefined);
 });
 
+test('handleResponse: a Retry-After date is read against the wall clock, Date.now() unless `nowUnixMs` is given', () => {
+  // It was read against 0 (1970) when left out: a date 2 s ahead was 57 years, and the operation gave up.
+  const inTwoSeconds = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000).toUTCString();
+  const headers = (name) => (name === 'retry-after' ? inTwoSeconds : undefined);
+  const driver = new Driver(policy(), 0, { seed: 7 });
+  driver.pollAction(0);
+  assert.equal(driver.handleResponse(10, 1, 503, headers), 'accepted');
+  const wait = driver.pollAction(10);
+  assert.equal(wait.type, 'sleep');
+  assert.ok(wait.untilMs > 10 && wait.untilMs <= 10 + 3000, `a wait of about 2 s, got ${wait.untilMs}`);
+  // Given, it is the clock the date is read against.
+  const given = new Driver(policy(), 0, { seed: 7 });
+  given.pollAction(0);
+  const epochPlus3s = (name) => (name === 'retry-after' ? 'Thu, 01 Jan 1970 00:00:03 GMT' : undefined);
+  given.handleResponse(10, 1, 503, epochPlus3s, { nowUnixMs: 1000 });
+  assert.deepEqual(given.pollAction(10), { type: 'sleep', untilMs: 2010 });
+  driver.free();
+  given.free();
+});
+
 test("handleResponse: any integer status is handed to the core as it is (-1, 0, 70000 are malformed responses, the server's fault)", () => {
   for (const status of [-1, 0, 99, 600, 70000, 2 ** 53 - 1, -(2 ** 53 - 1)]) {
     const stats = new Stats();

@@ -215,8 +215,9 @@ pub(crate) fn js_doc(method: &Method) -> String {
             Arg::HeldToken => add("JS takes the token and what it holds as `holding`: `{token, held}`."),
             Arg::Protocol => add("`protocol`: `Protocol::Http` (default) or `Protocol::Grpc`."),
             Arg::Response => {
-                add("`headers`: a function of the lower-case name, or a `Headers` or `Map`; `token`, `nowUnixMs` (0 \
-                 by default) and `redirected` (false by default) in `options`.")
+                add("`headers`: a function of the lower-case name, or a `Headers` or `Map`; `token`, `nowUnixMs` (the \
+                 wall clock, `Date.now()`, by default: a Retry-After date is read against it) and `redirected` (false \
+                 by default) in `options`.")
             }
             _ => {}
         }
@@ -344,7 +345,7 @@ fn method_text(spelling: &Spelling, key: &str, method: &Method) -> Result<String
                     reads.push("const [token] = holding(options && { token: options.token });".to_owned());
                 }
                 if method.args.contains(&Arg::NowUnix) {
-                    reads.push("const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? 0);".to_owned());
+                    reads.push("const nowUnixMs = ms('nowUnixMs', options?.nowUnixMs ?? Date.now());".to_owned());
                 }
                 for arg in method.args {
                     if let Arg::Flag(flag) = *arg {
