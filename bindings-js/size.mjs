@@ -222,9 +222,11 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * failure (the core's `Running::cut_by_caller`, a second attempt timeout
  * reckoned against the policy's own deadline): 123230 B, +117 B, so 123300 B.
  * Session 28: the still-clock rule in the core (RUNTIME_LIMIT below): 123480 B,
- * +211 B against 123269 B, so 123500 B.
+ * +211 B against 123269 B, so 123500 B; then the refusal of an error called a
+ * success (RUNTIME_LIMIT below; the message's words here too): 123655 B,
+ * +175 B, so 123700 B.
  */
-const LIMIT = 123_500;
+const LIMIT = 123_700;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the
@@ -276,9 +278,12 @@ const LIMIT = 123_500;
  * where the JS, Kotlin and Python hosts each had their own): 57457 B, +323 B
  * against 57134 B built in the same session (the rule about +221 B of wasm,
  * the typed `Driver#handleTimerEnd`'s export +127 B, lib/host.js's own copy
- * -25 B), so 57500 B.
+ * -25 B), so 57500 B. Then the core's refusal of an HTTP helper's error
+ * called a success (`Driver::hand_in`, issue 23's one behaviour for every
+ * language; lib/host.js sets the error as the refusal's cause): 57529 B, +72 B,
+ * so 57600 B.
  */
-const RUNTIME_LIMIT = 57_500;
+const RUNTIME_LIMIT = 57_600;
 /**
  * The limit of the lean browser runtime (`retryplan/lean`, which the bundler
  * plugin's `runtime: 'lean'` builds a page with): the browser runtime without

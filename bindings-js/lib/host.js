@@ -229,6 +229,7 @@ export class Host {
       out = exchange(this.driver, WIRE.INPUT.result, now, entry.attempt, entry.attempt, held, kind, code, -1);
     } catch (refused) {
       this.io.dispose(value);
+      if (error !== undefined) refused.cause = error; // what the refused result carried (an error called a success)
       return this.abandon(refused);
     }
     this.received(entry, out[WIRE.OUT.receipt] === WIRE.RECEIPT.accepted, value, error, out, now);

@@ -81,6 +81,7 @@ export const RULES = [
   ["wire_record_short", "needs {0} words for its kind, got {1}"],
   ["reading_with_policy", "give `reading` or `policy`, not both: the policy carries its reading (`server_guidance.retry_after_reading`) and its guidance headers (`server_guidance.headers`)"],
   ["still_clock", "the clock moved {0} ms during a wait of {1} ms: a fake sleep or timer needs a clock that moves with it"],
+  ["error_as_success", "answered a success for a thrown error, but this helper returns the response of a success and an error has none: answer a failure for it, or nothing (the failure table's reading)"],
   ["selector_twice", "the selector {0:q} is named twice; each name must be unique across the service config"],
   ["retry_and_hedging", "retryPolicy and hedgingPolicy are one of a kind: give at most one"],
   ["no_names", "a method config without names applies to no method; it was skipped"],

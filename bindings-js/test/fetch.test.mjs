@@ -205,6 +205,29 @@ test("an invalid request is the caller's mistake: rethrown unchanged, nothing se
   assert.equal(seen.get('/never'), undefined);
 });
 
+test('an outcomeOfError that calls a thrown error a success is refused by the core, naming it, the error as the cause', async () => {
+  // retryFetch resolved with `response: undefined`, which its type does not allow; Python's helpers crashed.
+  const weird = new Error('weird');
+  const error = await rejection(
+    retryFetch(
+      `${base}/never`,
+      {},
+      {
+        policy: policy(),
+        fetch: async () => {
+          throw weird;
+        },
+        outcomeOfError: () => ({ type: 'success' }),
+      },
+    ),
+  );
+  assert.ok(error instanceof RetryplanError, `${error}`);
+  assert.equal(error.code, 'invalid_argument');
+  assert.equal(error.field, 'outcome_of_error');
+  assert.match(error.message, /answered a success for a thrown error/);
+  assert.equal(error.cause, weird);
+});
+
 test("a status outside 100..=599 is the server's fault: retried as connection_lost, never invalid_argument", async () => {
   const result = await retryFetch(`${base}/weird-then-ok`, {}, { policy: policy() });
   assert.equal(result.decision.type, 'succeeded');

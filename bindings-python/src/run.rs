@@ -302,12 +302,14 @@ impl<'a, 'py> Ctx<'a, 'py> {
         let receipt = match handed {
             Ok(receipt) => receipt,
             Err(fault) => {
+                let refused = PyErr::from(fault);
                 let mut run = self.run.borrow_mut();
                 run.handed_in = None;
-                if let Some(token) = token {
-                    run.take_kept(token); // refused: nothing changed, it stays the caller's
+                // Refused: nothing changed, it stays the caller's; an error the attempt raised is the refusal's cause.
+                if let Some(Kept { object, held: Held::Error }) = token.and_then(|token| run.take_kept(token)) {
+                    refused.set_cause(self.py, Some(PyErr::from_value(object.into_bound(self.py))));
                 }
-                return Err(PyErr::from(fault));
+                return Err(refused);
             }
         };
         let observed = self.observed();

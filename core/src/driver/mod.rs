@@ -131,7 +131,7 @@ use crate::config::error::Error;
 use crate::engine::operation::{IdempotencyKey, Operation, OperationOptions, SharedPolicy};
 use crate::engine::stats::SharedStats;
 use crate::ground::message::message;
-use crate::outcomes::classify::{classify, Outcome, TransportFailure};
+use crate::outcomes::classify::{classify, Class, Outcome, TransportFailure};
 use crate::outcomes::decision::{AttemptSet, Decision, GiveUpReason};
 use crate::propagation::declines_retry;
 use crate::propagation::RETRYPLAN_RETRYABLE;
@@ -431,8 +431,12 @@ impl Driver {
     /// ```
     ///
     /// # Errors
-    /// As [`handle_result`](Self::handle_result); on error nothing changes and
-    /// the token stays the host's.
+    /// As [`handle_result`](Self::handle_result); and, for a host that
+    /// returns responses ([`DriverOptions::returns_responses`]), a success
+    /// held as an [`Held::Error`] (an HTTP helper's error hook that called a
+    /// thrown error a success: there is no response to return) is refused
+    /// with [`Error::InvalidArgument`] naming `outcome_of_error`. On error
+    /// nothing changes and the token stays the host's.
     pub fn handle_result_with_token(
         &mut self,
         now_ms: u64,
@@ -557,6 +561,10 @@ impl Driver {
         self.operation.check_clock(now_ms)?;
         let class = classify(self.operation.policy(), &outcome)?;
         let class = if redirected { class.after_redirect() } else { class };
+        if self.returns_responses && class == Class::Success && matches!(held, Some((_, Held::Error))) {
+            // An HTTP helper's success returns its response: an error has none to return.
+            return Err(Error::InvalidArgument { field: "outcome_of_error", rule: message!(ErrorAsSuccess) });
+        }
         self.expire_overdue(now_ms);
         if matches!(self.state, State::Ended(_)) || !self.operation.running_attempts().contains(attempt) {
             return Ok(Receipt::Discarded);

@@ -568,3 +568,20 @@ fn a_start_time_past_max_ms_is_refused_where_it_is_given_not_at_every_later_poll
     let last = Driver::new(&plain, crate::policy::MAX_MS, OperationOptions::new(7), DriverOptions::default());
     assert!(last.is_ok(), "MAX_MS itself is a time");
 }
+
+#[test]
+fn an_http_hosts_error_called_a_success_is_refused_naming_the_hook() {
+    let options = DriverOptions { returns_responses: true, ..DriverOptions::default() };
+    let mut http = Driver::new(&policy(PLAIN), 0, OperationOptions::new(7), options).unwrap();
+    let first = started(http.poll_action(0).unwrap());
+    let refused = http.handle_result_with_token(10, first.attempt, Outcome::Success, 1, Held::Error);
+    let Err(Error::InvalidArgument { field, rule }) = refused else { panic!("expected a refusal, got {refused:?}") };
+    assert_eq!(field, "outcome_of_error");
+    assert!(rule.to_string().starts_with("answered a success for a thrown error"), "{rule}");
+    // Nothing changed: the attempt still runs, and its response can still be handed in.
+    assert_eq!(http.handle_result_with_token(20, first.attempt, Outcome::Success, 2, Held::Value), Ok(Receipt::Accepted));
+    // A function helper's success after an error returns no value: not refused.
+    let mut function = driver(PLAIN);
+    let first = started(function.poll_action(0).unwrap());
+    assert_eq!(function.handle_result_with_token(10, first.attempt, Outcome::Success, 1, Held::Error), Ok(Receipt::Accepted));
+}

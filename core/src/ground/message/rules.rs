@@ -215,6 +215,8 @@ rules! {
     ReadingWithPolicy = "reading_with_policy": "give `reading` or `policy`, not both: the policy carries its reading (`server_guidance.retry_after_reading`) and its guidance headers (`server_guidance.headers`)",
     /// A host's timer for a wait ran out with its clock nearly still: the ms the clock moved, the wait's ms.
     StillClock = "still_clock": "the clock moved {0} ms during a wait of {1} ms: a fake sleep or timer needs a clock that moves with it",
+    /// An HTTP helper's error hook that called a thrown error a success: the helper has no response to return.
+    ErrorAsSuccess = "error_as_success": "answered a success for a thrown error, but this helper returns the response of a success and an error has none: answer a failure for it, or nothing (the failure table's reading)",
 
     // gRPC service configs.
     /// A client-side cap on maxAttempts below 2: the cap.

@@ -361,6 +361,8 @@ internal class Host<T>(
         read()
     } catch (unreadable: Throwable) {
         releaseQuietly(settled)
+        // The core's refusal of an error's result (an HTTP helper's error called a success): that error is its cause.
+        settled.error?.takeIf { unreadable is RetryplanException && unreadable.cause == null }?.let { unreadable.initCause(it) }
         throw unreadable
     }
 

@@ -1,7 +1,6 @@
 package dev.retryplan.http
 
 import dev.retryplan.Attempt
-import dev.retryplan.AttemptErrors
 import dev.retryplan.Decision
 import dev.retryplan.Dependency
 import dev.retryplan.Event
@@ -89,9 +88,9 @@ class RetryingHttpClient(
      * refusal of the request's own `Idempotency-Key` (empty or malformed),
      * whose cause is the typed `RetryplanException.InvalidArgument`. An
      * exception a hook throws propagates as it is. A success `outcomeOfError`
-     * answers for a thrown error leaves no response to return: an
-     * `IllegalStateException` naming `outcomeOfError`, whose cause is that
-     * error. Inside a request being served, pass its
+     * answers for a thrown error leaves no response to return: the core
+     * refuses it (`RetryplanException.InvalidArgument` naming
+     * `outcome_of_error`, whose cause is that error). Inside a request being served, pass its
      * [context]: the driver starts from the caller's context, each attempt
      * carries the core's outgoing headers, a give-up decides the answer's headers.
      */
@@ -131,12 +130,10 @@ class RetryingHttpClient(
         }
         return helper.operate(Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), served, http) { host ->
             val ownTimeout = template.timeout().orElse(null)
-            val errors = AttemptErrors()
-            val ended = host.run { attempt -> errors.recording(attempt) { client.sendAsync(copy(request, ownTimeout, attempt), bodyHandler).await(::closeBody) } }
+            val ended = host.run { attempt -> client.sendAsync(copy(request, ownTimeout, attempt), bodyHandler).await(::closeBody) }
             ended.cutFailedBodyAtAbort(::closeBody)
-            // Null: outcomeOfError called an error a success, and send returns a response.
-            val response: HttpResponse<T>? = ended.valueOrThrow(operation, keySent = idempotencyKeyHeader != null)
-            RetriedResponse(ended.decision, response ?: throw errors.noResponse(operation, ended.decision, ::IllegalStateException), host.key)
+            // A success returns its response: the core refused an error outcomeOfError called a success.
+            RetriedResponse(ended.decision, ended.valueOrThrow(operation, keySent = idempotencyKeyHeader != null), host.key)
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.retryplan.okhttp
 
 import dev.retryplan.Attempt
-import dev.retryplan.AttemptErrors
 import dev.retryplan.Decision
 import dev.retryplan.Dependency
 import dev.retryplan.Event
@@ -154,20 +153,18 @@ class RetryInterceptor @JvmOverloads constructor(
             /** Which attempt call each response came from: the returned one's call is the one left running. */
             val callOf = Collections.synchronizedMap(IdentityHashMap<Response, Call>())
 
-            val errors = AttemptErrors()
             var returned: Call? = null
             try {
                 // `call.cancel()`: OkHttp's IOException("Canceled"); an interrupt: its InterruptedIOException, the flag kept set.
                 val ended = blocking(call::isCanceled, { IOException("Canceled") }, { InterruptedIOException("interrupted") }) {
-                    host.run { attempt -> errors.recording(attempt) { send(call, request, attempt, tag, calls, callOf) } }
+                    host.run { attempt -> send(call, request, attempt, tag, calls, callOf) }
                 }
                 tag.decision = ended.decision
                 returned = ended.value?.let(callOf::get)
                 // Cancelling the attempt's call at its abort time ends a failed body still streaming then.
                 ended.cutFailedBodyAtAbort { callOf[it]?.cancel() }
-                // Null: outcomeOfError called an error a success, and an interceptor must return a response.
-                val response: Response? = ended.valueOrThrow(operation, keySent = idempotencyKeyHeader != null)
-                response ?: throw errors.noResponse(operation, ended.decision, ::RetryInterceptorException)
+                // A success returns its response: the core refused an error outcomeOfError called a success.
+                ended.valueOrThrow(operation, keySent = idempotencyKeyHeader != null)
             } finally {
                 // The loop does not wait for aborted attempts: cancel their calls before they stop being
                 // attempts here, so one that starts late cannot run as an operation of its own.
@@ -204,12 +201,13 @@ class RetryInterceptor @JvmOverloads constructor(
  * would wait forever). Its [cause] is that exception, as it was: the core's
  * refusal of the request (`RetryplanException.InvalidArgument` naming the
  * `Idempotency-Key` header when the request's own key is empty or malformed),
- * an exception a hook (`onDecision`, `outcomeOfError`) threw, or OkHttp's
- * `IllegalArgumentException` for an invalid request; or the error an attempt
- * threw that `outcomeOfError` called a success (the operation then succeeded
- * with no response, which an interceptor cannot return: the message names
- * `outcomeOfError`). Its message names the request (method and URL) and the
- * cause's words (a `RetryplanException`'s `description`).
+ * or the core's refusal of an error `outcomeOfError` called a success
+ * (`RetryplanException.InvalidArgument` naming `outcome_of_error`, whose
+ * cause is that error: an interceptor has no response to return then), an
+ * exception a hook (`onDecision`, `outcomeOfError`) threw, or OkHttp's
+ * `IllegalArgumentException` for an invalid request. Its message names the
+ * request (method and URL) and the cause's words (a `RetryplanException`'s
+ * `description`).
  */
 class RetryInterceptorException internal constructor(message: String, cause: Throwable) : IOException(message, cause)
 

@@ -64,11 +64,20 @@ class HttpHelperContractTest {
         .addInterceptor(Interceptor { throw error })
         .build()
 
-    /** The refusal of a success with no response: it names outcomeOfError and the request, its cause the attempt's error. */
+    /** The core's refusal of an error called a success (every language's): naming `outcome_of_error`, its cause the attempt's error. */
+    private fun assertRefused(refusal: Throwable?, thrown: Throwable) {
+        assertTrue(refusal is RetryplanException.InvalidArgument, "$refusal")
+        refusal as RetryplanException.InvalidArgument
+        assertEquals("outcome_of_error", refusal.field)
+        assertTrue(refusal.rule.startsWith("answered a success for a thrown error"), refusal.rule)
+        assertSame(thrown, refusal.cause, "the refusal's cause is the attempt's error: $refusal")
+    }
+
+    /** The interceptor's: the refusal as the cause of an IOException naming the request. */
     private fun assertNoResponse(error: Throwable, thrown: Throwable, method: String = "GET") {
-        assertSame(thrown, error.cause, "the cause is the attempt's error: $error")
         assertTrue(error.message!!.startsWith("retryplan: $method $url: "), error.message)
-        assertTrue(error.message!!.contains("outcomeOfError"), error.message)
+        assertTrue(error.message!!.contains("outcome_of_error"), error.message)
+        assertRefused(error.cause, thrown)
     }
 
     @Test
@@ -104,15 +113,13 @@ class HttpHelperContractTest {
     }
 
     @Test
-    fun `RetryingHttpClient refuses a success with no response as an IllegalStateException`() {
+    fun `RetryingHttpClient refuses a success with no response as the core's InvalidArgument`() {
         val thrown = IllegalStateException("the body handler's own error")
         LocalServer { LocalServer.Reply.Status(200) }.use { server ->
             val http = RetryingHttpClient(HttpClient.newHttpClient(), policy, outcomeOfError = successForErrors)
             val failing = HttpResponse.BodyHandler<String> { throw thrown }
-            val error = assertThrows(IllegalStateException::class.java) { http.send(HttpRequest.newBuilder(server.uri), failing) }
-            assertSame(thrown, error.cause, "the cause is the attempt's error: $error")
-            assertTrue(error.message!!.startsWith("retryplan: GET ${server.uri}: "), error.message)
-            assertTrue(error.message!!.contains("outcomeOfError"), error.message)
+            val error = assertThrows(RetryplanException.InvalidArgument::class.java) { http.send(HttpRequest.newBuilder(server.uri), failing) }
+            assertRefused(error, thrown)
         }
     }
 
