@@ -21,7 +21,7 @@ export function coreError(code, field, message, key) {
     compose(message) ?? (key ? `${codeWords(code, field)}: ${key}` : codeWords(code, field)),
   );
   if (field !== undefined) error.field = field;
-  if (code === 'invalid_argument') error.rule = ruleOf(message) ?? key;
+  if (code === 'invalid_argument' || code === 'unsupported') error.rule = ruleOf(message) ?? key;
   else if (code === 'invalid_header' || code === 'invalid_request_header') error.header = field;
   error[MESSAGE] = message;
   return error;

@@ -82,7 +82,7 @@ export class RetryplanError extends Error {
   readonly config?: ConfigKind;
   /** For "invalid_config" (where reading stopped), "invalid_argument" (the argument), "invalid_header" and "invalid_request_header" (the header) and "unsupported" (the section). */
   readonly field?: string;
-  /** For "invalid_argument": the rule the argument breaks, as the message words it (`must be a whole number in 0..=65535, got -1`; in the browser runtime, which carries no words, the rule's key). */
+  /** For "invalid_argument" and "unsupported": the rule the argument or section breaks, as the message words it (`must be a whole number in 0..=65535, got -1`; in the browser runtime, which carries no words, the rule's key, or nothing for "unsupported"). */
   readonly rule?: string;
   /** For "invalid_header" and "invalid_request_header": the header, lower case (as `field`; the name Python and Kotlin give it). */
   readonly header?: string;

@@ -10,6 +10,7 @@ import { RULES } from './rules.js';
 /** The index of a rule of the core's table, by its id. */
 export const rule = (id) => RULES.findIndex(([known]) => known === id);
 const INVALID_ARGUMENT = rule('invalid_argument');
+const UNSUPPORTED = rule('unsupported');
 const INVALID_CONFIG = rule('invalid_config');
 const INVALID_CONFIG_WHOLE = rule('invalid_config_whole');
 const TEXT = rule('text');
@@ -17,8 +18,9 @@ const TEXT = rule('text');
 /** A message's text: `[rule index, ...values]`. */
 export const compose = ([index, ...values]) => fill(RULES[index]?.[1] ?? '{0}', values);
 
-/** The rule an `invalid_argument` message says its argument breaks (its text after the argument's name), else undefined. */
-export const ruleOf = (message) => (message?.[0] === INVALID_ARGUMENT ? write(message[2], false) : undefined);
+/** The rule an `invalid_argument` or `unsupported` message says its field breaks (its text after the name), else undefined. */
+export const ruleOf = (message) =>
+  message?.[0] === INVALID_ARGUMENT || message?.[0] === UNSUPPORTED ? write(message[2], false) : undefined;
 
 const PLACEHOLDER = /\{\{|\}\}|\{(\d+)(:q)?\}/g;
 /** A template of the core's (`{0}`, `{1:q}`, `{{`) with its values. */

@@ -222,6 +222,8 @@ test('a sequential host is refused a hedging policy (unsupported, field hedging)
   const hedging = policy({ hedging: { delayMs: 50, maxHedgedAttempts: 1 } });
   const refused = errorOf(() => new Driver(hedging, 0, { concurrency: 'sequential' }));
   assert.deepEqual([refused.code, refused.field], ['unsupported', 'hedging']);
+  // Its rule, as Python and Kotlin give it (`rule` was set for invalid_argument only).
+  assert.match(refused.rule, /^this helper runs one attempt at a time and cannot hedge/);
   const without = new Driver(hedging, 0, { seed: 1, concurrency: 'sequential_without_hedging' });
   without.pollAction(0);
   assert.deepEqual(without.pollAction(100), { type: 'sleep', untilMs: 300 }, 'no hedge at 50 ms');
