@@ -419,7 +419,7 @@ def kind_aws_error_code(case: Dict[str, Any]) -> None:
 
 
 def kind_request_name(case: Dict[str, Any]) -> None:
-    settle(case, lambda: retryplan._native.request_name(case["method"], case["url"]), case["id"])
+    settle(case, lambda: retryplan.request_name(case["method"], case["url"]), case["id"])
 
 
 def kind_urllib3_retry(case: Dict[str, Any]) -> None:

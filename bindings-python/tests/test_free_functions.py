@@ -39,3 +39,9 @@ def test_the_reading_defaults_to_the_cores_and_a_bad_header_raises() -> None:
     with pytest.raises(InvalidArgumentError):
         retryplan.parse_http_date(lenient_only, now_unix_ms=0, reading="loose")  # type: ignore[call-overload]
     assert retryplan.aws_error_code_from_response(body='{"__type": "a#Throttling"}') == "Throttling"
+
+
+def test_request_name_is_public_as_in_js_and_kotlin() -> None:
+    """How the HTTP helpers name a request (JS's and Kotlin's ``requestName``): it was only in ``_native``."""
+    assert "request_name" in retryplan.__all__
+    assert retryplan.request_name("GET", "https://user:secret@shop.test/cart?id=7#top") == "GET https://shop.test/cart?id=7"

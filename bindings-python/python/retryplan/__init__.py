@@ -82,6 +82,7 @@ from ._native import (
     profile,
     redeliver,
     remaining_ms,
+    request_name,
 )
 
 TYPE_CHECKING = False  # typing is not imported at run time: it would double the import time
@@ -271,6 +272,7 @@ __all__ = [
     "profile",
     "redeliver",
     "remaining_ms",
+    "request_name",
     "response_outcome",
     "retry",
 ]
