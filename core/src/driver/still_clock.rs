@@ -114,7 +114,10 @@ mod tests {
     fn a_timer_of_50_ms_or_more_that_ends_with_the_clock_still_is_refused_at_once() {
         let mut driver = sleeping(2000, 10);
         let rule = refused(driver.handle_timer_end(10));
-        assert_eq!(rule, "the clock moved 0 ms during a wait of 2000 ms: a fake sleep or timer needs a clock that moves with it");
+        assert_eq!(
+            rule,
+            "the clock moved 0 ms during a wait of 2000 ms: a fake sleep or timer needs a clock that moves with it"
+        );
         // Half of the timer moved: a real clock (a timer may end a little early on a coarse clock).
         let mut driver = sleeping(50, 10);
         assert_eq!(driver.handle_timer_end(35), Ok(()));

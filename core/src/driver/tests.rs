@@ -579,9 +579,15 @@ fn an_http_hosts_error_called_a_success_is_refused_naming_the_hook() {
     assert_eq!(field, "outcome_of_error");
     assert!(rule.to_string().starts_with("answered a success for a thrown error"), "{rule}");
     // Nothing changed: the attempt still runs, and its response can still be handed in.
-    assert_eq!(http.handle_result_with_token(20, first.attempt, Outcome::Success, 2, Held::Value), Ok(Receipt::Accepted));
+    assert_eq!(
+        http.handle_result_with_token(20, first.attempt, Outcome::Success, 2, Held::Value),
+        Ok(Receipt::Accepted)
+    );
     // A function helper's success after an error returns no value: not refused.
     let mut function = driver(PLAIN);
     let first = started(function.poll_action(0).unwrap());
-    assert_eq!(function.handle_result_with_token(10, first.attempt, Outcome::Success, 1, Held::Error), Ok(Receipt::Accepted));
+    assert_eq!(
+        function.handle_result_with_token(10, first.attempt, Outcome::Success, 1, Held::Error),
+        Ok(Receipt::Accepted)
+    );
 }

@@ -176,7 +176,11 @@ impl Operation {
             Input::Cancel { now_ms } => self.cancel(now_ms)?,
             // An operation keeps no waits: it is told the time by each poll.
             Input::TimerEnded { .. } => {
-                return Err(refuse("input_kind", "poll 0, result 1 or cancel 2 for an operation", InputKind::TimerEnded.word()))
+                return Err(refuse(
+                    "input_kind",
+                    "poll 0, result 1 or cancel 2 for an operation",
+                    InputKind::TimerEnded.word(),
+                ))
             }
             Input::Result { now_ms, attempt, outcome, status_code, .. } => {
                 if let Some(code) = status_code.filter(|code| !(100..=599).contains(code)) {
