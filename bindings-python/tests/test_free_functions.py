@@ -44,4 +44,7 @@ def test_the_reading_defaults_to_the_cores_and_a_bad_header_raises() -> None:
 def test_request_name_is_public_as_in_js_and_kotlin() -> None:
     """How the HTTP helpers name a request (JS's and Kotlin's ``requestName``): it was only in ``_native``."""
     assert "request_name" in retryplan.__all__
-    assert retryplan.request_name("GET", "https://user:secret@shop.test/cart?id=7#top") == "GET https://shop.test/cart?id=7"
+    assert (
+        retryplan.request_name("GET", "https://user:secret@shop.test/cart?id=7#top")
+        == "GET https://shop.test/cart?id=7"
+    )
