@@ -561,8 +561,11 @@ impl Driver {
         self.operation.check_clock(now_ms)?;
         let class = classify(self.operation.policy(), &outcome)?;
         let class = if redirected { class.after_redirect() } else { class };
-        if self.returns_responses && class == Class::Success && matches!(held, Some((_, Held::Error))) {
-            // An HTTP helper's success returns its response: an error has none to return.
+        // An HTTP helper's success returns its response: an error has none to return. Refused before anything
+        // changes, unless it would be discarded anyway (late, a loser, after the end: whatever it says).
+        let live = !matches!(self.state, State::Ended(_))
+            && self.operation.abort_at_ms(attempt).is_some_and(|abort_at_ms| now_ms < abort_at_ms);
+        if live && self.returns_responses && class == Class::Success && matches!(held, Some((_, Held::Error))) {
             return Err(Error::InvalidArgument { field: "outcome_of_error", rule: message!(ErrorAsSuccess) });
         }
         self.expire_overdue(now_ms);

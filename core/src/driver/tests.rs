@@ -571,8 +571,8 @@ fn a_start_time_past_max_ms_is_refused_where_it_is_given_not_at_every_later_poll
 
 #[test]
 fn an_http_hosts_error_called_a_success_is_refused_naming_the_hook() {
-    let options = DriverOptions { returns_responses: true, ..DriverOptions::default() };
-    let mut http = Driver::new(&policy(PLAIN), 0, OperationOptions::new(7), options).unwrap();
+    let options_http = || DriverOptions { returns_responses: true, ..DriverOptions::default() };
+    let mut http = Driver::new(&policy(PLAIN), 0, OperationOptions::new(7), options_http()).unwrap();
     let first = started(http.poll_action(0).unwrap());
     let refused = http.handle_result_with_token(10, first.attempt, Outcome::Success, 1, Held::Error);
     let Err(Error::InvalidArgument { field, rule }) = refused else { panic!("expected a refusal, got {refused:?}") };
@@ -583,6 +583,17 @@ fn an_http_hosts_error_called_a_success_is_refused_naming_the_hook() {
         http.handle_result_with_token(20, first.attempt, Outcome::Success, 2, Held::Value),
         Ok(Receipt::Accepted)
     );
+    // Once it has ended (a late or losing attempt's error called a success), such a result is discarded: the
+    // operation that succeeded stays a success.
+    assert_eq!(
+        http.handle_result_with_token(30, first.attempt, Outcome::Success, 3, Held::Error),
+        Ok(Receipt::Discarded)
+    );
+    // So is one at or after its attempt's abort time.
+    let mut late = Driver::new(&policy(PLAIN), 0, OperationOptions::new(7), options_http()).unwrap();
+    let first = started(late.poll_action(0).unwrap());
+    let at_abort = late.handle_result_with_token(first.abort_at_ms, first.attempt, Outcome::Success, 1, Held::Error);
+    assert_eq!(at_abort, Ok(Receipt::Discarded));
     // A function helper's success after an error returns no value: not refused.
     let mut function = driver(PLAIN);
     let first = started(function.poll_action(0).unwrap());
