@@ -180,6 +180,8 @@ fn a_driver_fed_words_acts_as_the_typed_one_over_the_transcripts() {
     for case in transcripts() {
         let id = case["id"].as_str().unwrap().to_owned();
         let (Some(mut typed), Some(mut wired)) = (driver_of(&case), driver_of(&case)) else { continue };
+        // A `timer_ended` record is a judged poll: its output stands for the typed poll of the next step.
+        let mut judged_poll: Option<[i64; OUTPUT_WORDS]> = None;
         for (index, step) in case["steps"].as_array().unwrap().iter().enumerate() {
             let label = format!("{id} step {index}");
             let at_ms = step["at_ms"].as_u64().unwrap();
@@ -189,8 +191,11 @@ fn a_driver_fed_words_acts_as_the_typed_one_over_the_transcripts() {
                     let (mut out, mut record) = ([NONE; OUTPUT_WORDS], [NONE; DECISION_WORDS]);
                     encode_action(&action, &mut out, &mut record);
                     check_action(&action, &out, &record, &label);
-                    let mut exchanged = [NONE; OUTPUT_WORDS];
-                    wired.exchange(&[InputKind::Poll.word(), at_ms as i64], &mut exchanged).unwrap();
+                    let exchanged = judged_poll.take().unwrap_or_else(|| {
+                        let mut exchanged = [NONE; OUTPUT_WORDS];
+                        wired.exchange(&[InputKind::Poll.word(), at_ms as i64], &mut exchanged).unwrap();
+                        exchanged
+                    });
                     assert_eq!(exchanged, out, "{label}: the exchange writes what encode_action writes");
                     assert_eq!(wire::ActionKind::ALL.len(), 5);
                     checked += 1;
@@ -222,6 +227,12 @@ fn a_driver_fed_words_acts_as_the_typed_one_over_the_transcripts() {
                 "cancel" => {
                     typed.handle_cancel(at_ms);
                     wired.handle_cancel(at_ms);
+                }
+                "timer_ended" => {
+                    let mut exchanged = [NONE; OUTPUT_WORDS];
+                    let judged = wired.exchange(&[InputKind::TimerEnded.word(), at_ms as i64], &mut exchanged);
+                    assert_eq!(typed.handle_timer_end(at_ms), judged, "{label}: the same judgement on the wire");
+                    judged_poll = judged.is_ok().then_some(exchanged);
                 }
                 _ => break,
             }
