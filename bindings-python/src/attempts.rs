@@ -363,7 +363,7 @@ impl Attempts {
         let pending = if resume { self.resume(py)? } else { None };
         let run = self.run.clone_ref(py);
         let ctx = Ctx::of(run.bind(py));
-        let pending = if !resume && timer_ended { Some(ctx.timer_ended(false)?) } else { pending };
+        let pending = if !resume && timer_ended { Some(ctx.timer_ended()?) } else { pending };
         let next = match ctx.step(pending)? {
             Step::Sleep(seconds) => return Ok(seconds.into_pyobject(py)?.into_any().unbind()),
             Step::Next(next) => next,

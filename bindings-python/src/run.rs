@@ -499,25 +499,21 @@ impl<'a, 'py> Ctx<'a, 'py> {
                         let _ = self.cancel(); // the sleep's error is raised, whatever an observer raises
                         return Err(error);
                     }
-                    polled = Some(self.timer_ended(true)?);
+                    polled = Some(self.timer_ended()?);
                 }
             }
         }
     }
 
-    /// The sleep (`sleep`: the caller's, which may return early, timed by the real clock) or the event loop's
-    /// timer for the driver's last `Sleep` ran out: the driver judges whether the helper's clock moved through the
-    /// wait (a fake sleep that does not move it, or a clock that stands still, is refused: the wait would never
-    /// end), then the next action at the same reading of the clock.
-    pub(crate) fn timer_ended(&self, sleep: bool) -> PyResult<(Action, u64)> {
+    /// The sleep (the caller's, which may return early) or the event loop's timer (which may fire early: asyncio's
+    /// timers on Windows, up to a clock tick) for the driver's last `Sleep` ran out: the driver judges whether the
+    /// helper's clock moved through the wait, timing the sleeps by the real clock (a fake sleep that does not move
+    /// the clock, or a clock that stands still, is refused: the wait would never end), then the next action at
+    /// the same reading of the clock.
+    pub(crate) fn timer_ended(&self) -> PyResult<(Action, u64)> {
         let now = self.s().now_ms(self.py)?;
-        let real_ms = sleep.then(|| self.s().shared.monotonic.0.elapsed().as_millis() as u64);
-        let mut driver = self.driver.borrow_mut();
-        let judged = match real_ms {
-            Some(real_ms) => driver.inner.handle_sleep_end(now, real_ms),
-            None => driver.inner.handle_timer_end(now),
-        };
-        drop(driver);
+        let real_ms = self.s().shared.monotonic.0.elapsed().as_millis() as u64;
+        let judged = self.driver.borrow_mut().inner.handle_sleep_end(now, real_ms);
         if let Err(refused) = judged {
             let _ = self.cancel();
             return Err(still_clock(refused));
@@ -723,7 +719,7 @@ impl Run {
     /// moved through the wait (refused, `InvalidArgumentError` naming `clock`, when it did not), then the next
     /// action (observed when someone listens).
     fn timer_ended(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        action_to_py(slf.py(), Ctx::of(slf).timer_ended(false)?.0)
+        action_to_py(slf.py(), Ctx::of(slf).timer_ended()?.0)
     }
 
     /// The winner's value, or raises the typed ending.

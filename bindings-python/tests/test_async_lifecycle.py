@@ -4,6 +4,7 @@ cancelled once), what ends an operation at once, what is async, a sleep that doe
 import asyncio
 import gc
 import sys
+import time
 import warnings
 from typing import Any, Awaitable, Callable, List, Optional
 from unittest.mock import AsyncMock
@@ -13,7 +14,7 @@ import pytest
 from fake_clock import FakeClock
 
 import retryplan
-from retryplan import ArgumentTypeError, GaveUpError, GiveUpReason, Policy, Stats, UnsupportedError
+from retryplan import ArgumentTypeError, GaveUpError, GiveUpReason, Outcome, Policy, Stats, UnsupportedError
 from retryplan.httpx import AsyncRetryTransport
 
 # The hedge starts 20 ms after the first attempt (the only real wait here) and wins; the first attempt loses.
@@ -381,3 +382,42 @@ def test_a_partial_of_an_async_def_is_async_without_inspect(monkeypatch: pytest.
     assert _is_coroutine_function(functools.partial(fetch, 1))
     assert _is_coroutine_function(functools.partial(functools.partial(fetch), 1))
     assert not _is_coroutine_function(functools.partial(int, "1"))
+
+
+def test_an_event_loop_whose_timers_fire_early_is_not_refused_beside_a_real_clock() -> None:
+    # asyncio fires a timer up to its clock's resolution early (Windows' 15.6 ms before Python 3.13): a short wait
+    # re-armed on every loop turn. Its timers, counted at the length asked, ran "the wait and 250 ms more" within a
+    # few real milliseconds, and a real clock was refused; they are timed by the real clock.
+    policy = Policy(
+        max_attempts=2,
+        total_timeout_ms=5000,
+        jitter={"kind": "none"},
+        backoff={"kind": "constant", "base_ms": 14, "multiplier": 1.0, "cap_ms": 14},
+    )
+    calls: List[float] = []
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        loop._clock_resolution = 0.015625  # type: ignore[attr-defined] # Windows' before Python 3.13
+        stop = False
+
+        async def busy() -> None:  # another task keeps the loop turning
+            while not stop:
+                await asyncio.sleep(0)
+
+        other = loop.create_task(busy())
+
+        @retryplan.retry(policy, outcome_of_error=lambda error: Outcome.application("retryable"))
+        async def attempt() -> int:
+            calls.append(time.monotonic())
+            if len(calls) == 1:
+                raise ConnectionResetError()
+            return 42
+
+        try:
+            return await attempt()
+        finally:
+            stop = True
+            await other
+
+    assert asyncio.run(main()) == 42 and len(calls) == 2

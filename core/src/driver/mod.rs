@@ -643,15 +643,17 @@ impl Driver {
         self.wait.timer_ended(now_ms, None)
     }
 
-    /// [`handle_timer_end`](Self::handle_timer_end) for a host whose timer
-    /// is a blocking sleep that may return early (a caller's own `sleep`, a
-    /// test's no-op): `real_clock_ms` is a reading of the real monotonic
-    /// clock (ms, from any origin) when it returned. From a wait's second
-    /// sleep on, its sleeps have run as long as that clock moved, not as
-    /// long as they were asked to: a sleep that returns at once beside a
-    /// clock that follows real time goes on until the wait is over, and one
-    /// beside a clock that stands still is refused once a quarter of a
-    /// second more than the wait has really passed.
+    /// [`handle_timer_end`](Self::handle_timer_end) for a host whose sleep or
+    /// timer may end early (a caller's own `sleep`, a test's no-op, an event
+    /// loop whose timers fire up to a clock tick early): `real_clock_ms` is a
+    /// reading of the real monotonic clock (ms, from any origin) when it
+    /// ended. From a wait's second sleep on, its sleeps have run as long as
+    /// that clock moved, not as long as they were asked to: under 50 ms, a
+    /// sleep that returns at once beside a clock that follows real time goes
+    /// on until the wait is over, and one beside a clock that stands still
+    /// is refused once a quarter of a second more than the wait has really
+    /// passed (one of 50 ms or more that ends with the clock moved less than
+    /// half of it is refused at once, as any timer is).
     ///
     /// # Errors
     /// As [`handle_timer_end`](Self::handle_timer_end).
