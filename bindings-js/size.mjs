@@ -224,9 +224,11 @@ const PINNED = { rustc: '1.95.0', 'wasm-bindgen': '0.2.130', binaryen: '132.0.0'
  * Session 28: the still-clock rule in the core (RUNTIME_LIMIT below): 123480 B,
  * +211 B against 123269 B, so 123500 B; then the refusal of an error called a
  * success (RUNTIME_LIMIT below; the message's words here too): 123655 B,
- * +175 B, so 123700 B.
+ * +175 B, so 123700 B; with the diff review's changes (a late result
+ * discarded before the refusal, the cause on its every path): 123708 B, so
+ * 123800 B.
  */
-const LIMIT = 123_700;
+const LIMIT = 123_800;
 /**
  * The limit of the browser runtime (wasm + minified glue, gzip -9), in bytes:
  * what `retryplan` is in a browser since issue 24's runtime (part 2), the

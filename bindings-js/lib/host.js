@@ -214,8 +214,7 @@ export class Host {
     try {
       receipt = decided(_driverResultOf(this.driver, now, entry.attempt, outcome, entry.attempt, held));
     } catch (refused) {
-      this.io.dispose(value);
-      return this.abandon(refused); // an outcome the core refuses: the hook's mistake
+      return this.refused(refused, value, error); // an outcome the core refuses: the hook's mistake
     }
     this.received(entry, receipt === WIRE.RECEIPT.accepted, value, error, undefined, now);
   }
@@ -228,11 +227,16 @@ export class Host {
     try {
       out = exchange(this.driver, WIRE.INPUT.result, now, entry.attempt, entry.attempt, held, kind, code, -1);
     } catch (refused) {
-      this.io.dispose(value);
-      if (error !== undefined) refused.cause = error; // what the refused result carried (an error called a success)
-      return this.abandon(refused);
+      return this.refused(refused, value, error);
     }
     this.received(entry, out[WIRE.OUT.receipt] === WIRE.RECEIPT.accepted, value, error, out, now);
+  }
+
+  /** Ends the operation with the core's refusal of a result: its value disposed of, its error the refusal's cause. */
+  refused(refusal, value, error) {
+    this.io.dispose(value);
+    if (error !== undefined) refusal.cause = error; // an error called a success: what the refused result carried
+    return this.abandon(refusal);
   }
 
   /**

@@ -207,25 +207,27 @@ test("an invalid request is the caller's mistake: rethrown unchanged, nothing se
 
 test('an outcomeOfError that calls a thrown error a success is refused by the core, naming it, the error as the cause', async () => {
   // retryFetch resolved with `response: undefined`, which its type does not allow; Python's helpers crashed.
-  const weird = new Error('weird');
-  const error = await rejection(
-    retryFetch(
-      `${base}/never`,
-      {},
-      {
-        policy: policy(),
-        fetch: async () => {
-          throw weird;
+  for (const success of [{ type: 'success' }, { type: 'http_status', status: 200 }]) {
+    const weird = new Error('weird');
+    const error = await rejection(
+      retryFetch(
+        `${base}/never`,
+        {},
+        {
+          policy: policy(),
+          fetch: async () => {
+            throw weird;
+          },
+          outcomeOfError: () => success,
         },
-        outcomeOfError: () => ({ type: 'success' }),
-      },
-    ),
-  );
-  assert.ok(error instanceof RetryplanError, `${error}`);
-  assert.equal(error.code, 'invalid_argument');
-  assert.equal(error.field, 'outcome_of_error');
-  assert.match(error.message, /answered a success for a thrown error/);
-  assert.equal(error.cause, weird);
+      ),
+    );
+    assert.ok(error instanceof RetryplanError, `${error}`);
+    assert.equal(error.code, 'invalid_argument');
+    assert.equal(error.field, 'outcome_of_error');
+    assert.match(error.message, /answered a success for a thrown error/);
+    assert.equal(error.cause, weird, success.type);
+  }
 });
 
 test("a status outside 100..=599 is the server's fault: retried as connection_lost, never invalid_argument", async () => {

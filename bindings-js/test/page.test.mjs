@@ -120,9 +120,11 @@ import { serve } from './serve.mjs';
  * wire's `timer_ended`; size.mjs): 59411 B (+214 against 59197 B) and
  * 65085 B (+206 against 64879 B), so 59500 B and 65100 B. The core's
  * refusal of an HTTP helper's error called a success (size.mjs): 59469 B and
- * 65166 B, so 59500 B and 65200 B.
+ * 65166 B, so 59500 B and 65200 B; with the diff review's changes (the
+ * refusal's cause on its every path): 59506 B and 65199 B, so 59600 B and
+ * 65300 B.
  */
-const GATE = { checkout: 59_500, shop: 65_200 };
+const GATE = { checkout: 59_600, shop: 65_300 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 
