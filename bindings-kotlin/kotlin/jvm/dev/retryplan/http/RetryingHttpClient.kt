@@ -88,9 +88,10 @@ class RetryingHttpClient(
      * refusal of the request's own `Idempotency-Key` (empty or malformed),
      * whose cause is the typed `RetryplanException.InvalidArgument`. An
      * exception a hook throws propagates as it is. A success `outcomeOfError`
-     * answers for a thrown error leaves no response to return: the core
-     * refuses it (`RetryplanException.InvalidArgument` naming
-     * `outcome_of_error`, whose cause is that error). Inside a request being served, pass its
+     * answers for a thrown error leaves no response to return: an
+     * `IllegalStateException` naming the request, whose cause is the core's
+     * refusal (`RetryplanException.InvalidArgument` naming `outcome_of_error`,
+     * whose cause is that error). Inside a request being served, pass its
      * [context]: the driver starts from the caller's context, each attempt
      * carries the core's outgoing headers, a give-up decides the answer's headers.
      */
@@ -130,7 +131,14 @@ class RetryingHttpClient(
         }
         return helper.operate(Io<HttpResponse<T>>(read, ::httpFailureOf, { it is IllegalArgumentException }, ::closeBody), served, http) { host ->
             val ownTimeout = template.timeout().orElse(null)
-            val ended = host.run { attempt -> client.sendAsync(copy(request, ownTimeout, attempt), bodyHandler).await(::closeBody) }
+            val ended = try {
+                host.run { attempt -> client.sendAsync(copy(request, ownTimeout, attempt), bodyHandler).await(::closeBody) }
+            } catch (refused: RetryplanException.InvalidArgument) {
+                // The core's refusal of an error outcomeOfError called a success (there is no response to return),
+                // unchecked for Java's callers, naming the request as every refusal of this client does.
+                if (refused.field != "outcome_of_error") throw refused
+                throw IllegalStateException("retryplan: $operation: ${refused.description}", refused)
+            }
             ended.cutFailedBodyAtAbort(::closeBody)
             // A success returns its response: the core refused an error outcomeOfError called a success.
             RetriedResponse(ended.decision, ended.valueOrThrow(operation, keySent = idempotencyKeyHeader != null), host.key)

@@ -113,13 +113,14 @@ class HttpHelperContractTest {
     }
 
     @Test
-    fun `RetryingHttpClient refuses a success with no response as the core's InvalidArgument`() {
+    fun `RetryingHttpClient refuses a success with no response as an IllegalStateException, the core's refusal its cause`() {
         val thrown = IllegalStateException("the body handler's own error")
         LocalServer { LocalServer.Reply.Status(200) }.use { server ->
             val http = RetryingHttpClient(HttpClient.newHttpClient(), policy, outcomeOfError = successForErrors)
             val failing = HttpResponse.BodyHandler<String> { throw thrown }
-            val error = assertThrows(RetryplanException.InvalidArgument::class.java) { http.send(HttpRequest.newBuilder(server.uri), failing) }
-            assertRefused(error, thrown)
+            val error = assertThrows(IllegalStateException::class.java) { http.send(HttpRequest.newBuilder(server.uri), failing) }
+            assertTrue(error.message!!.startsWith("retryplan: GET ${server.uri}: "), error.message)
+            assertRefused(error.cause, thrown)
         }
     }
 
