@@ -251,9 +251,9 @@ export class Driver extends Running {
 
   /**
    * The timer the host armed for the last `Sleep` ran out (it was not woken
-   * early), the clock at `nowMs`; then poll. A clock that did not move through
-   * the wait is refused (`"invalid_argument"` naming `clock`): the wait would
-   * never end by it.
+   * early), the clock at `nowMs`; the host polls next. A clock that did not move
+   * through the wait is refused (`"invalid_argument"` naming `clock`): the wait
+   * would never end by it.
    */
   handleTimerEnd(nowMs) {
     decided(_driverHandleTimerEnd(handle(this), ms('nowMs', nowMs)));

@@ -100,9 +100,9 @@ impl Driver {
         Ok(())
     }
 
-    /// The timer the host armed for the last `Sleep` ran out (it was not woken early), the clock at `nowMs`; then poll.
-    /// A clock that did not move through the wait is refused (`RetryplanException.InvalidArgument` naming `clock`): the
-    /// wait would never end by it.
+    /// The timer the host armed for the last `Sleep` ran out (it was not woken early), the clock at `nowMs`; the host
+    /// polls next. A clock that did not move through the wait is refused (`RetryplanException.InvalidArgument` naming
+    /// `clock`): the wait would never end by it.
     pub fn handle_timer_end(&self, now_ms: i64) -> Result<()> {
         let now_ms = ms_in("now_ms", now_ms)?;
         Ok(lock(&self.0).handle_timer_end(now_ms)?)

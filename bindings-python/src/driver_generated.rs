@@ -155,9 +155,9 @@ impl PyDriver {
         Ok(())
     }
 
-    /// The timer the host armed for the last `Sleep` ran out (it was not woken early), the clock at `now`; then poll. A
-    /// clock that did not move through the wait is refused (`InvalidArgumentError` naming `clock`): the wait would
-    /// never end by it.
+    /// The timer the host armed for the last `Sleep` ran out (it was not woken early), the clock at `now`; the host
+    /// polls next. A clock that did not move through the wait is refused (`InvalidArgumentError` naming `clock`): the
+    /// wait would never end by it.
     #[pyo3(signature = (now = None, *, now_ms = None))]
     fn handle_timer_end(&mut self, now: Arg, now_ms: Arg) -> Res<()> {
         Ok(self.inner.handle_timer_end(NOW.read(now, now_ms)?)?)

@@ -1352,9 +1352,9 @@ class Driver:
     def handle_cancel(self, *, now_ms: int) -> None: ...
     @overload
     def handle_timer_end(self, now: float) -> None:
-        """The timer the host armed for the last ``Sleep`` ran out (it was not woken early), the clock at ``now``; then
-        poll. A clock that did not move through the wait is refused (``InvalidArgumentError`` naming ``clock``): the
-        wait would never end by it."""
+        """The timer the host armed for the last ``Sleep`` ran out (it was not woken early), the clock at ``now``; the
+        host polls next. A clock that did not move through the wait is refused (``InvalidArgumentError`` naming
+        ``clock``): the wait would never end by it."""
     @overload
     def handle_timer_end(self, *, now_ms: int) -> None: ...
     def poll_event(self) -> Optional[Event]:

@@ -615,7 +615,7 @@ impl Driver {
 
     /// The timer the host armed for the last [`Action::Sleep`] ran out (it
     /// was not woken early) with the host's clock at `now_ms`; the host then
-    /// polls as after any wake-up. The driver judges whether the clock moved
+    /// polls next, as after any wake-up. The driver judges whether the clock moved
     /// through the wait (rule 8 of the [module documentation](self)), the
     /// timer taken to have run its whole length (the rest of the wait when
     /// the host armed it). A host whose timer is a blocking sleep that may

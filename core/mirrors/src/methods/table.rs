@@ -389,8 +389,8 @@ pub const DRIVER: Family = Family {
             method(
                 "handle_timer_end",
                 "The timer the host armed for the last `Sleep` ran out (it was not woken early), the clock at `now`; \
-                 then poll. A clock that did not move through the wait is refused (`Error::InvalidArgument` naming \
-                 `clock`): the wait would never end by it.",
+                 the host polls next. A clock that did not move through the wait is refused (`Error::InvalidArgument` \
+                 naming `clock`): the wait would never end by it.",
                 &[Arg::Now],
                 Ret::StepsOrError,
             ),

@@ -148,7 +148,9 @@ impl Operation {
     /// record: a `poll` polls ([`Operation::poll`]), a `result` reports the
     /// attempt's outcome ([`Operation::on_outcome`]; `token` and `held` are
     /// ignored: an operation holds no results), a `cancel` cancels
-    /// ([`Operation::cancel`]). One call per decision, whatever the language.
+    /// ([`Operation::cancel`]); a `timer_ended` is refused (naming
+    /// `input_kind`: an operation keeps no waits). One call per decision,
+    /// whatever the language.
     ///
     /// ```
     /// use retryplan::wire::{decision, DecisionKind, InputKind, OutcomeKind, DECISION_WORDS, NONE};
