@@ -563,9 +563,12 @@ impl Driver {
         let class = if redirected { class.after_redirect() } else { class };
         // An HTTP helper's success returns its response: an error has none to return. Refused before anything
         // changes, unless it would be discarded anyway (late, a loser, after the end: whatever it says).
-        let live = !matches!(self.state, State::Ended(_))
-            && self.operation.abort_at_ms(attempt).is_some_and(|abort_at_ms| now_ms < abort_at_ms);
-        if live && self.returns_responses && class == Class::Success && matches!(held, Some((_, Held::Error))) {
+        if self.returns_responses
+            && class == Class::Success
+            && matches!(held, Some((_, Held::Error)))
+            && !matches!(self.state, State::Ended(_))
+            && self.operation.abort_at_ms(attempt).is_some_and(|abort_at_ms| now_ms < abort_at_ms)
+        {
             return Err(Error::InvalidArgument { field: "outcome_of_error", rule: message!(ErrorAsSuccess) });
         }
         self.expire_overdue(now_ms);
@@ -614,8 +617,8 @@ impl Driver {
     }
 
     /// The timer the host armed for the last [`Action::Sleep`] ran out (it
-    /// was not woken early) with the host's clock at `now_ms`; the host then
-    /// polls next, as after any wake-up. The driver judges whether the clock moved
+    /// was not woken early) with the host's clock at `now_ms`; the host polls
+    /// next, as after any wake-up. The driver judges whether the clock moved
     /// through the wait (rule 8 of the [module documentation](self)), the
     /// timer taken to have run its whole length (the rest of the wait when
     /// the host armed it). A host whose timer is a blocking sleep that may
@@ -636,9 +639,10 @@ impl Driver {
     /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] naming `clock`, as above; the host cancels
-    /// the operation and raises it (naming its own clock option). Nothing
-    /// changes in the driver then.
+    /// [`Error::InvalidArgument`] naming `clock`, as above (every language's
+    /// name for the caller's clock, whatever its helpers call the option);
+    /// the host cancels the operation and raises it. Nothing changes in the
+    /// driver then.
     pub fn handle_timer_end(&mut self, now_ms: u64) -> Result<(), Error> {
         self.wait.timer_ended(now_ms, None)
     }
