@@ -31,6 +31,8 @@
 //!   `Policy`'s methods whose logic is the core's (`methods::POLICY`): Kotlin's,
 //!   and JS's tools entry's exports, methods and declarations (`methods_js_tools`).
 //!
+//! Python's `stubtest` allowlist comes from the stub it writes (`python_allowlist`).
+//!
 //! It also writes the vectors' schema (the policy's shapes from the core's
 //! `policy/schema.json`) and the case counts of the vectors' README.
 //!
@@ -67,6 +69,7 @@ mod methods_python_stub;
 mod output;
 mod propagation_names;
 mod python;
+mod python_allowlist;
 mod python_errors;
 mod python_prose;
 mod python_records;
@@ -115,6 +118,10 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     outputs.extend(js_stats::outputs(root)?);
     outputs.extend(telemetry::outputs());
     outputs.extend(propagation_names::outputs());
+    // Last: from the stub as every section above has written it.
+    let stub = outputs.iter().find(|output| output.path == python_records::NATIVE_STUB);
+    let stub = stub.ok_or_else(|| format!("{}: not among the outputs", python_records::NATIVE_STUB))?;
+    outputs.push(python_allowlist::output(&stub.text));
     Ok(outputs)
 }
 
