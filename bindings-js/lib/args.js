@@ -133,3 +133,21 @@ export function oneOf(name, value, names) {
   if (index < 0) throw refuse(name, 'name', value, names);
   return index;
 }
+
+/** The monotonic clock in whole milliseconds (as `ms` reads a time: floored). */
+const monotonicNow = () => Math.floor(performance.now());
+
+/**
+ * A helper's clock: `options.clock` (or its old name, `now`), each reading
+ * checked as a time and named as the caller gave it, or the monotonic clock;
+ * both given is refused, naming `clock`.
+ */
+export function clockOf(options) {
+  const clock = options?.clock;
+  const now = options?.now;
+  if (clock != null && now != null) throw refuse('clock', 'old_name', 'now');
+  const read = clock ?? now;
+  if (read == null) return monotonicNow;
+  const name = clock != null ? 'clock' : 'now';
+  return () => ms(name, read());
+}

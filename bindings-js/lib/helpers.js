@@ -4,7 +4,7 @@
 // the caller's `outcomeOfError` hook say what an error means (run()'s
 // `outcomeOfResult` what a value means).
 import { _driverResponse, _endingMessage, _free, _requestName } from '../wasm/retryplan_js.js';
-import { ms, names, only, refuse } from './args.js';
+import { clockOf, names, only, refuse } from './args.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RESPONSE_HEADERS } from './constants.js';
 import { ambient, ended, propagates } from './ambient.js';
 import { OPERATION_OPTIONS, newDriver, outgoingHeaders } from './driver.js';
@@ -22,22 +22,13 @@ const NO_OPTIONS = Object.freeze({});
  * checked up front (`names`): any other key, or one of the wrong type, is refused before any attempt (`only`).
  * Every entry's helpers are this module's, so these are every entry's lists.
  */
-const HELPER_OPTIONS = `${OPERATION_OPTIONS} signal:signal now:function outcomeOfError:function onDecision:function stats`;
+const HELPER_OPTIONS = `${OPERATION_OPTIONS} signal:signal clock:function now:function outcomeOfError:function onDecision:function stats`;
 const RUN_OPTIONS = /* @__PURE__ */ names(
   `${HELPER_OPTIONS} protocol:string outcomeOfResult:function onDiscard:function`,
 );
 const FETCH_OPTIONS = /* @__PURE__ */ names(
   `${HELPER_OPTIONS} policy fetch:function idempotent idempotencyKeyHeader:string requestIdHeader:string propagateCrossOrigin:boolean`,
 );
-
-/** The monotonic clock in whole milliseconds (as `ms` reads a time: floored). */
-const monotonicNow = () => Math.floor(performance.now());
-
-/** The helper's clock: `options.now`, each reading checked as a time, or the monotonic clock. */
-const clockOf = (options) => {
-  const now = options.now;
-  return now == null ? monotonicNow : () => ms('now', now()); // named as the caller gave it
-};
 
 /**
  * The driver's options from a helper's: `undefined` (no options to read) when

@@ -709,13 +709,22 @@ export class IncomingContext {
  * calling `next`; the answer gets the core's answer headers
  * (`retryplan-retryable: ?0` when the last give-up of a helper inside the
  * request was because of overload or a retry budget), added when its head is
- * written. Throws when `policy` is not a Policy, or `options` has a key other than `now` or a `now` that
+ * written. `options.clock` is its monotonic clock in ms (performance.now() by default). Throws when
+ * `policy` is not a Policy, or `options` has a key other than `clock` (or its old name `now`) or a clock that
  * is not a function.
  */
 export function propagation(
   policy: Policy,
-  options?: { now?: () => number },
+  options?: PropagationOptions,
 ): (req: PropagationRequest, res: PropagationResponse, next: () => void) => void;
+
+/** The `propagation` middleware's options. */
+export interface PropagationOptions {
+  /** The monotonic clock in ms; performance.now() by default. */
+  clock?: () => number;
+  /** @deprecated The old name of `clock` (giving both is refused). */
+  now?: () => number;
+}
 
 /** What the middleware reads of a request: Node's `IncomingMessage` (and Express's request) is one. */
 export interface PropagationRequest {
@@ -1010,7 +1019,12 @@ export interface AttemptContext {
 export interface HelperOptions extends OperationOptions {
   /** Aborting it cancels the operation: the helper rejects with the signal's reason. */
   signal?: AbortSignal;
-  /** The monotonic clock in ms; performance.now() by default. */
+  /**
+   * The monotonic clock in ms; performance.now() by default. A fake time must move it
+   * (with `node:test`'s `mock.timers`, fake `Date` and give `clock: () => Date.now()`).
+   */
+  clock?: () => number;
+  /** @deprecated The old name of `clock` (giving both is refused). */
   now?: () => number;
   /**
    * What an error an attempt threw means, when the failure table (`failureOf`)

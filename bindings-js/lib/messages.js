@@ -107,6 +107,7 @@ export const BINDING = {
   grpc_code: (name) => `unknown gRPC code "${name}" (use the snake_case name, e.g. "unavailable")`,
   pushback: () => 'must be "do_not_retry" or {retryAfterMs: number}',
   required: () => 'is required',
+  old_name: (old) => `is given with its old name \`${old}\`; keep \`clock\` only`,
   not_an_option: (what = 'helper') => `is not an option of this ${what}`,
   spelt: (what, field) => `is not read: ${what}'s field is \`${field}\``,
   function: (value) => `must be a function, got ${kindOf(value)}`,

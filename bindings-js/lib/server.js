@@ -8,20 +8,23 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { _incomingAnswer } from '../wasm/retryplan_js.js';
 import { useRequests } from './ambient.js';
-import { names, only } from './args.js';
+import { clockOf, names, only } from './args.js';
 import { decided, RetryplanError } from './convert.js';
 import { handle } from './objects.js';
 import { IncomingContext } from './propagation.js';
 
-/** Every option the middleware reads, a clock: any other key, or a `now` that is not a function, is refused (`only`). */
-const OPTIONS = names('now:function');
+/**
+ * Every option the middleware reads, a clock (`clock`, or its old name `now`): any other key, or a clock that is not a
+ * function, is refused (`only`).
+ */
+const OPTIONS = names('clock:function now:function');
 
 /** The requests being served (made when a middleware is first made: no side effect at module scope). */
 let requests;
 
 /**
  * A middleware `(req, res, next)` that serves each request under `policy`'s
- * `propagation` section: `options.now` is its monotonic clock (the helpers'
+ * `propagation` section: `options.clock` (its old name: `now`) is its monotonic clock (the helpers'
  * by default). Any refusal of the core's reader is the caller's fault:
  * answered 400 with the core's message, and `next` is not called. Any
  * other option is refused (RetryplanError `invalid_argument` naming it).
@@ -32,7 +35,7 @@ export function propagation(policy, options) {
     requests = new AsyncLocalStorage();
     useRequests(requests);
   }
-  const now = options?.now ?? (() => Math.floor(performance.now()));
+  const now = clockOf(options);
   // Checked now, not at the first request: a wrong policy is the server's mistake.
   IncomingContext.read(policy, {}, now()).free();
   const store = requests;

@@ -257,7 +257,7 @@ export function currentIncoming(): IncomingContext | undefined;
 /** As the default entry's `propagation` middleware, under this entry's Policy. */
 export function propagation(
   policy: Policy,
-  options?: { now?: () => number },
+  options?: lean.PropagationOptions,
 ): (req: lean.PropagationRequest, res: lean.PropagationResponse, next: () => void) => void;
 
 /** The options of an `Operation` (see the default entry's), with this entry's Dependency. */

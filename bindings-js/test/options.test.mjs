@@ -56,6 +56,7 @@ const wrongType = (key, rule, kind, words) => ({
 const HELPER_WRONG = [
   ['outcomeOfError', 1, 'function', 'a number'],
   ['onDecision', true, 'function', 'a boolean'],
+  ['clock', 5, 'function', 'a number'],
   ['now', 5, 'function', 'a number'],
   ['signal', 1, 'signal', 'a number'],
   ['signal', {}, 'signal', 'an object'],
@@ -128,13 +129,14 @@ for (const [entry, [api, words]] of Object.entries(ENTRIES)) {
       deadlineMs: 1e12,
       dependency: undefined, // the lean runtime makes none
       signal: new AbortController().signal,
-      now: () => Math.floor(performance.now()),
+      clock: () => Math.floor(performance.now()),
       outcomeOfError: () => undefined,
       onDecision: () => {},
       stats: new api.Stats(),
     };
     const runOptions = { ...common, protocol: 'http', outcomeOfResult: () => undefined, onDiscard: () => {} };
-    assert.deepEqual(Object.keys(runOptions).sort(), documented('RunOptions'));
+    // `now`, the old name of `clock`, is documented too (and refused beside it: tested below).
+    assert.deepEqual([...Object.keys(runOptions), 'now'].sort(), documented('RunOptions'));
     assert.equal(await api.run(policy, () => 7, runOptions), 7);
     const fetch = counted();
     const fetchOptions = {
@@ -146,7 +148,7 @@ for (const [entry, [api, words]] of Object.entries(ENTRIES)) {
       requestIdHeader: null,
       propagateCrossOrigin: false,
     };
-    assert.deepEqual(Object.keys(fetchOptions).sort(), documented('RetryFetchOptions'));
+    assert.deepEqual([...Object.keys(fetchOptions), 'now'].sort(), documented('RetryFetchOptions'));
     assert.equal((await api.retryFetch('http://127.0.0.1:9/', {}, fetchOptions)).response.status, 200);
     // No options, and keys that are not the object's own (a prototype's, a class's methods), are no options.
     assert.equal(await api.run(policy, () => 8), 8);
@@ -348,6 +350,14 @@ test('propagation and instrumentOpenTelemetry refuse an option they do not have;
     message: 'invalid argument `now`: must be a function, got a number',
   });
   assert.equal(typeof node.propagation(policy, { now: () => 0 }), 'function');
+  assert.throws(() => node.propagation(policy, { clock: 0 }), { field: 'clock' });
+  assert.throws(() => node.propagation(policy, { clock: () => 0, now: () => 0 }), {
+    code: 'invalid_argument',
+    field: 'clock',
+    message: 'invalid argument `clock`: is given with its old name `now`; keep `clock` only',
+  });
+  assert.throws(() => node.propagation(policy, { clock: () => -1 }), { code: 'invalid_argument', field: 'clock' });
+  assert.equal(typeof node.propagation(policy, { clock: () => 0 }), 'function');
   assert.equal(typeof node.propagation(policy, { now: null }), 'function');
   assert.equal(typeof node.propagation(policy, null), 'function');
   const api = { trace: { getTracerProvider() {} }, metrics: { getMeterProvider() {} } };
@@ -389,5 +399,48 @@ test("a helper's clock that answers no time is refused naming the caller's optio
     const error = await rejection(node.run(policy, () => 1, { now: () => reading }));
     assert.equal(error.code, 'invalid_argument', error.message);
     assert.equal(error.field, 'now', String(reading));
+  }
+});
+
+test("a helper's clock is `clock`, or its old name `now`; both given is refused naming `clock`, before any attempt", async () => {
+  const policy = node.Policy.fromConfig({ maxAttempts: 1, totalTimeoutMs: 1000 });
+  let calls = 0;
+  const both = await rejection(node.run(policy, () => (calls += 1), { clock: () => 0, now: () => 0 }));
+  assert.deepEqual(fieldsOf(both), {
+    code: 'invalid_argument',
+    field: 'clock',
+    message: 'invalid argument `clock`: is given with its old name `now`; keep `clock` only',
+  });
+  const fetched = await rejection(
+    node.retryFetch('http://127.0.0.1:9/', {}, { policy, fetch: counted(), clock: () => 0, now: () => 0 }),
+  );
+  assert.equal(fetched.field, 'clock');
+  assert.equal(calls, 0);
+  // Each reading is checked, and named as the caller gave it.
+  const refused = await rejection(node.run(policy, () => 1, { clock: () => Number.NaN }));
+  assert.equal(refused.field, 'clock', refused.message);
+  // The operation runs on the clock given: an attempt that moves it past the deadline is the last one (on the
+  // real clock, the retryable failure would be retried at once).
+  const retried = node.Policy.fromConfig({
+    maxAttempts: 3,
+    totalTimeoutMs: 1000,
+    backoff: { kind: 'constant', baseMs: 0, capMs: 0 },
+  });
+  for (const key of ['clock', 'now']) {
+    let time = 5000;
+    let attempts = 0;
+    const error = await rejection(
+      node.run(
+        retried,
+        () => {
+          attempts += 1;
+          time += 2000;
+          throw new Error('unavailable');
+        },
+        { [key]: () => time, outcomeOfError: () => ({ type: 'application', verdict: 'retryable' }) },
+      ),
+    );
+    assert.ok(error instanceof node.GaveUpError, String(error));
+    assert.equal(attempts, 1, key);
   }
 });

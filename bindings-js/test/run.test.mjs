@@ -368,7 +368,7 @@ test('run: a synchronous attempt that runs past its abort time is timed out, as 
     };
     const value = await run(policy, asynchronous ? async (context) => body(context) : body, {
       seed: 3,
-      now: () => clock,
+      clock: () => clock,
       onDiscard: (late) => discarded.push(late),
     });
     assert.equal(value, 'answer 2', `async: ${asynchronous}`);

@@ -65,7 +65,7 @@ test('a 30-day wait is slept as a 2^31 - 1 ms timer re-armed for the rest, never
         if (context.attempt === 1) throw new Busy('busy');
         return 'ok';
       },
-      { seed: 7, now: () => clock, outcomeOfError: (error) => (error instanceof Busy ? RETRYABLE : undefined) },
+      { seed: 7, clock: () => clock, outcomeOfError: (error) => (error instanceof Busy ? RETRYABLE : undefined) },
     );
     await settle();
     assert.deepEqual(attempts, [[1, 0]]);
@@ -108,15 +108,15 @@ const flaky = () => {
 };
 const BUSY_IS_RETRYABLE = { outcomeOfError: (error) => (error instanceof Busy ? RETRYABLE : undefined) };
 
-test('a timer that fires while the clock (`now`) stands still is refused by the driver, naming `clock`, not armed again forever', async () => {
+test('a timer that fires while the clock stands still is refused by the driver, naming `clock`, not armed again forever', async () => {
   const timers = fakeTimers();
   try {
     // A test's fake timers beside a clock they do not move (here frozen): each wake-up found the wait not over
     // and armed the timer again, forever.
-    const result = run(TWO_SECONDS, flaky(), { seed: 7, now: () => 1000, ...BUSY_IS_RETRYABLE });
+    const result = run(TWO_SECONDS, flaky(), { seed: 7, clock: () => 1000, ...BUSY_IS_RETRYABLE });
     const refused = assert.rejects(result, (error) => {
       assert.equal(error.code, 'invalid_argument');
-      assert.equal(error.field, 'clock'); // the core's name for it in every language (here the helper's `now`)
+      assert.equal(error.field, 'clock'); // the helper's clock, named so in every language
       assert.equal(
         error.message,
         'invalid argument `clock`: the clock moved 0 ms during a wait of 2000 ms: a fake sleep or timer needs a clock that moves with it',
@@ -133,9 +133,9 @@ test('a timer that fires while the clock (`now`) stands still is refused by the 
   }
 });
 
-test("node:test's mock timers with Date, and `now` reading Date: the waits pass in fake time (the README's recipe)", async (t) => {
+test("node:test's mock timers with Date, and `clock` reading Date: the waits pass in fake time (the README's recipe)", async (t) => {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
-  const result = run(TWO_SECONDS, flaky(), { seed: 7, now: () => Date.now(), ...BUSY_IS_RETRYABLE });
+  const result = run(TWO_SECONDS, flaky(), { seed: 7, clock: () => Date.now(), ...BUSY_IS_RETRYABLE });
   for (let wait = 0; wait < 2; wait += 1) {
     await settle();
     t.mock.timers.tick(2000);
@@ -152,7 +152,7 @@ test('a frozen clock under waits too short to judge one by one is refused once t
       backoff: { kind: 'constant', baseMs: 10, multiplier: 1, capMs: 10 },
       jitter: { kind: 'none' },
     });
-    const result = run(tenMs, flaky(), { seed: 7, now: () => 1000, ...BUSY_IS_RETRYABLE });
+    const result = run(tenMs, flaky(), { seed: 7, clock: () => 1000, ...BUSY_IS_RETRYABLE });
     const refused = assert.rejects(result, (error) => {
       assert.equal(error.field, 'clock');
       assert.match(error.message, /the clock moved 0 ms during a wait of 10 ms/);
