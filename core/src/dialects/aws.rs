@@ -14,9 +14,13 @@
 //!   status does not matter (a 403 `RequestThrottled` is throttling, a 429
 //!   without a code is not). [`classify`](crate::outcomes::classify::classify()) reports them as
 //!   retryable with `throttling: true`.
-//! - **backoff**: `t_i = min(random(0, 1) * 2^i s, 20 s)`: base 1 s, factor 2,
-//!   the draw made over the uncapped exponential and capped afterwards
-//!   (jitter `full_then_cap`, [`standard_profile`]).
+//! - **backoff**: `t_i = random(0, 1) * min(2^i s, 20 s)`: base 1 s, factor 2,
+//!   the cap applied *before* the draw (jitter `full`, [`standard_profile`]),
+//!   as botocore has drawn since 1.34.107 (its test
+//!   `test_uniform_rand_dist_on_max_attempts`: uniform over `[0, 20 s)` at the
+//!   tenth attempt), smithy-rs, aws-sdk-go-v2 and aws-sdk-java-v2. The
+//!   reference guide writes `min(random(0, 1) * 2^i, 20 s)`, the draw first,
+//!   as aws-sdk-js-v3 does (jitter `full_then_cap`; the compatibility page).
 //! - **quota** ([`standard_dependency`]): 500 units at the start; a retry
 //!   costs 5, or 10 after a timeout; a success refunds what its retry cost, or
 //!   adds 1 when the call needed no retry; never above 500. A retry the quota
@@ -35,9 +39,9 @@
 //!   (botocore 1.44's `ThrottlingStatusCodeChecker`, for a 429 that matches
 //!   none of the operation's modeled errors: the engine has no models), so
 //!   it is retried from the throttling base at the throttling cost.
-//! - **backoff**: `t_i = random(0, 1) * min(b * 2^i, 20 s)`, the cap applied
-//!   *before* the draw (jitter `full`), with `b` = 1 s after a throttling
-//!   error and 50 ms after any other (`backoff.throttling_base_ms`).
+//! - **backoff**: `t_i = random(0, 1) * min(b * 2^i, 20 s)`, as before, with
+//!   `b` = 1 s after a throttling error and 50 ms after any other
+//!   (`backoff.throttling_base_ms`).
 //! - **quota**: 500 units; a retry costs 14, or 5 after a throttling error; a
 //!   timeout costs no more than any other error (14); refunds as before
 //!   (`throttling_retry_cost` of the quota).
@@ -105,7 +109,7 @@ pub const DYNAMODB_MAX_ATTEMPTS_2026: u32 = 4;
 
 /// The built-in profile `aws_standard`: the AWS SDKs' classic standard mode.
 ///
-/// 3 attempts; `min(random(0, 1 s * 2^i), 20 s)` (jitter `full_then_cap`);
+/// 3 attempts; `random(0, 1) * min(1 s * 2^i, 20 s)` (jitter `full`);
 /// retries HTTP 500/502/503/504, every transport failure, and the transient
 /// and throttling error codes; server guidance is not read (classic
 /// standard mode reads none); no per-attempt timeout of its own and no
@@ -126,7 +130,7 @@ pub fn standard_profile() -> PolicyConfig {
             cap_ms: MAX_BACKOFF_MS,
             ..BackoffConfig::default()
         },
-        jitter: JitterConfig::FullThenCap,
+        jitter: JitterConfig::Full,
         retry_on: RetryOnConfig {
             http_statuses: TRANSIENT_STATUSES.to_vec(),
             transport: TransportFailure::ALL.to_vec(),
@@ -164,7 +168,6 @@ pub fn standard_2026_profile() -> PolicyConfig {
             throttling_base_ms: Some(THROTTLING_BASE_DELAY_2026_MS),
             ..classic.backoff
         },
-        jitter: JitterConfig::Full,
         // x-amz-retry-after within [t, t + 5 s], whatever it asks for: t is at
         // most 20 s, so clamping first at 25 s changes nothing.
         server_guidance: ServerGuidanceConfig {
@@ -230,5 +233,32 @@ fn quota(retry_cost: u32, timeout_retry_cost: u32, throttling_retry_cost: Option
         }),
         breaker: None,
         retry_slots: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::backoff::draw_delay_ms;
+    use crate::ground::rng::{Draws, SplitMix64};
+    use crate::Policy;
+
+    /// botocore's `test_uniform_rand_dist_on_max_attempts`: 10,000 waits before the tenth attempt, counted by
+    /// whole seconds, spread evenly over `[0, 20 s)` within 20%. The guide's order (draw, then cap) would put
+    /// about 98% of them at exactly 20 s.
+    #[test]
+    fn the_classic_profile_waits_uniformly_under_the_cap_at_the_tenth_attempt() {
+        let policy = Policy::new(&standard_profile()).unwrap();
+        let mut draws = Draws::Seeded(SplitMix64::new(2024));
+        let mut seconds = [0_u32; 21];
+        for _ in 0..10_000 {
+            let delay = draw_delay_ms(&policy, 9, 0, false, &mut draws);
+            seconds[usize::try_from(delay / 1000).unwrap()] += 1;
+        }
+        // The engine's draws are whole ms in [0, 20000]: exactly 20 s is one draw in 20,001.
+        assert!(seconds[20] <= 3, "{seconds:?}");
+        for (second, count) in seconds[..20].iter().enumerate() {
+            assert!((400..=600).contains(count), "second {second}: {count} of 10000, expected 500 +- 20%");
+        }
     }
 }

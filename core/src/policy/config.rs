@@ -145,11 +145,13 @@ pub enum JitterConfig {
     /// Uniform in `[0, u]` over the ceiling *before* the cap, `u = base *
     /// multiplier^r` for `exponential` (`base * (r + 1)` for `linear`,
     /// `base` for `constant`), then capped: `min(cap, draw)`. This is the
-    /// AWS SDKs' standard mode before the 2026 revision (botocore
-    /// `ExponentialBackoff`: `t_i = min(random() * 2^i, 20 s)`): from the
-    /// first retry whose uncapped ceiling exceeds the cap, the delay is the
-    /// cap with probability `1 - cap / u`, where `full` would draw
-    /// uniformly under the cap. `u` is computed like the ceilings (step by
+    /// formula the AWS SDKs and Tools reference guide writes for the classic
+    /// standard mode (`t_i = min(random() * 2^i, 20 s)`) and aws-sdk-js-v3's
+    /// classic backoff (botocore, smithy-rs, aws-sdk-go-v2 and
+    /// aws-sdk-java-v2 cap first, as `full` and the `aws_standard` profile
+    /// do): from the first retry whose uncapped ceiling exceeds the cap, the
+    /// delay is the cap with probability `1 - cap / u`, where `full` would
+    /// draw uniformly under the cap. `u` is computed like the ceilings (step by
     /// step in integer ms), saturating at 2^53 - 1 ms.
     FullThenCap,
     /// Polly v8's delays exactly as Polly computes them (see
