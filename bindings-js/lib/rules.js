@@ -135,7 +135,7 @@ export const RULES = [
   ["seconds_not_ms", "{0} ({1} s) must be whole milliseconds up to 2^53 - 1"],
   ["backoff_beyond_clocks", "backoff_factor ({0} s) needs a finite backoff_max"],
   ["allowed_methods_unknown", "allowed_methods holds {0}, none of {1} as written (urllib3 matches the upper-cased method)"],
-  ["forced_status_range", "status_forcelist ({0}) must be a 2xx or 400-599 status (1xx are interim, 3xx followed)"],
+  ["forced_status_range", "{0} ({1}) must be a 2xx or 400-599 status (1xx are interim, 3xx followed)"],
   ["ending_gave_up", "retryplan: {0}: gave up after {1}: {2}"],
   ["ending_reconcile", "retryplan: {0}: the write may have happened; do not repeat it blindly: look it up (reconcile it) by its idempotency key {1:q}"],
   ["ending_reconcile_key_not_sent", "retryplan: {0}: the write may have happened; do not repeat it blindly: look it up (reconcile it) by other means: no idempotency key was sent with it"],

@@ -137,6 +137,7 @@ def test_total_false_and_zero_make_one_attempt():
         (lambda: Retry(allowed_methods=["get"]), "allowed_methods"),
         (lambda: Retry(status_forcelist=[304]), "status_forcelist"),
         (lambda: Retry(status_forcelist=[503.5]), "status_forcelist"),
+        (lambda: with_retry_after_statuses({302, 503}), "RETRY_AFTER_STATUS_CODES"),
         (lambda: Retry(backoff_factor=float("nan")), "backoff_factor"),
         (lambda: Retry(backoff_factor=1e300, backoff_max=float("inf")), "backoff_factor"),
         (lambda: Retry(backoff_jitter=float("inf")), "backoff_jitter"),
@@ -295,6 +296,19 @@ def _step(step):
     if isinstance(step, tuple):
         return step[0], step[1] if isinstance(step[1], dict) else {"Retry-After": step[1]}
     return None, step
+
+
+class OnlyTooMany(Retry):
+    """A Retry subclass that retries only a 429 for its Retry-After."""
+
+    RETRY_AFTER_STATUS_CODES = frozenset({429})
+
+
+def with_retry_after_statuses(statuses):
+    """A Retry(3) whose own RETRY_AFTER_STATUS_CODES is ``statuses``."""
+    retry = Retry(3)
+    retry.RETRY_AFTER_STATUS_CODES = frozenset(statuses)
+    return retry
 
 
 def urllib3_run(retry, method, steps):
@@ -631,6 +645,21 @@ SIDE_BY_SIDE = [
         lambda: Retry(3),
         GET,
         [(503, {"Retry-After": "1", "retry-after-ms": "2500"}), 200],
+    ),
+    # is_retry reads self.RETRY_AFTER_STATUS_CODES: a subclass's or an instance's own set is the one retried.
+    ("RETRY_AFTER_STATUS_CODES of a subclass: 503 not retried", lambda: OnlyTooMany(3), GET, [(503, "1"), 200]),
+    ("RETRY_AFTER_STATUS_CODES of a subclass: 429 retried", lambda: OnlyTooMany(3), GET, [(429, "1"), 200]),
+    (
+        "RETRY_AFTER_STATUS_CODES of an instance: 502 retried",
+        lambda: with_retry_after_statuses({502}),
+        GET,
+        [(502, "2"), 200],
+    ),
+    (
+        "RETRY_AFTER_STATUS_CODES of an instance: 413 not retried",
+        lambda: with_retry_after_statuses({502}),
+        GET,
+        [(413, "2"), 200],
     ),
 ]
 

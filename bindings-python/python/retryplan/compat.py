@@ -16,8 +16,9 @@ the kind counters decide), ``connect`` / ``read`` / ``status`` / ``other``
 are ``retry_limits`` (a negative count of any counter, ``redirect`` too, is
 one attempt: urllib3's ``is_exhausted`` reads them all), ``allowed_methods``
 is ``retry_methods``,
-``status_forcelist`` is ``retry_on.http_statuses`` (413, 429 and 503 added
-when they carry Retry-After), ``backoff_factor`` / ``backoff_max`` /
+``status_forcelist`` is ``retry_on.http_statuses`` (the statuses of
+``RETRY_AFTER_STATUS_CODES``, 413, 429 and 503 unless a subclass or the
+instance replaces them, added when they carry Retry-After), ``backoff_factor`` / ``backoff_max`` /
 ``backoff_jitter`` are urllib3's ``min(backoff_max, factor * 2**(n-1) +
 random() * backoff_jitter)`` with 0 before the first retry, and Retry-After
 is read leniently, replacing the backoff, clamped at ``retry_after_max``;

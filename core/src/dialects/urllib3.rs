@@ -19,12 +19,15 @@
 //! - `redirect`: a positive count is refused (the HTTP client follows
 //!   redirects, a policy does not retry them).
 //! - `allowed_methods`: `retry_methods`; `None`, `False` or empty: every
-//!   method; an entry that is not one of GET HEAD POST PUT DELETE CONNECT
-//!   OPTIONS TRACE PATCH QUERY as written (upper case) is refused.
+//!   one of GET HEAD POST PUT DELETE CONNECT OPTIONS TRACE PATCH QUERY (any
+//!   other method is repeated only when the request never left); an entry
+//!   that is not one of them as written (upper case) is refused.
 //! - `status_forcelist`: `retry_on.http_statuses` (2xx and 400-599; a whole
 //!   float such as `503.0` is that status); with `respect_retry_after_header`
-//!   and a truthy `total`, 413, 429 and 503 are retried when they carry
-//!   Retry-After (`requires_guidance` rules, unless forced).
+//!   and a truthy `total`, the statuses of `RETRY_AFTER_STATUS_CODES` (413,
+//!   429 and 503, unless a subclass or the instance replaces them) are
+//!   retried when they carry Retry-After (`requires_guidance` rules, unless
+//!   forced).
 //! - `backoff_factor`, `backoff_max`, `backoff_jitter`: urllib3's
 //!   `min(backoff_max, factor * 2^(n-1) + random() * backoff_jitter)`, 0
 //!   before the first retry: exponential backoff with
@@ -68,7 +71,8 @@ pub const DEFAULT_TOTAL_TIMEOUT_MS: u64 = 86_400_000;
 /// urllib3's `Retry.DEFAULT_ALLOWED_METHODS`, the idempotent methods.
 pub const DEFAULT_ALLOWED_METHODS: [&str; 6] = ["HEAD", "GET", "PUT", "DELETE", "OPTIONS", "TRACE"];
 
-/// urllib3's `Retry.RETRY_AFTER_STATUS_CODES`: retried when they carry Retry-After.
+/// urllib3's `Retry.RETRY_AFTER_STATUS_CODES` (a class attribute a subclass or
+/// an instance may replace): retried when they carry Retry-After.
 pub const RETRY_AFTER_STATUS_CODES: [u16; 3] = [413, 429, 503];
 
 /// urllib3's `Retry.DEFAULT_BACKOFF_MAX`, in seconds.
@@ -79,7 +83,7 @@ pub const DEFAULT_RETRY_AFTER_MAX: f64 = 21_600.0;
 
 /// The attributes of a `Retry` the mapping reads, in urllib3's order (the
 /// fields of [`Urllib3Retry::from_value`]).
-pub const ATTRIBUTES: [&str; 13] = [
+pub const ATTRIBUTES: [&str; 14] = [
     "total",
     "connect",
     "read",
@@ -93,6 +97,7 @@ pub const ATTRIBUTES: [&str; 13] = [
     "backoff_jitter",
     "respect_retry_after_header",
     "retry_after_max",
+    "RETRY_AFTER_STATUS_CODES",
 ];
 
 /// A retry counter as a `Retry` holds it (`total`, `connect`, ...).
@@ -126,7 +131,7 @@ pub struct Urllib3Retry {
     /// `other`: retries after any other error.
     pub other: RetryCount,
     /// `allowed_methods`: the methods retried; `None` (urllib3's `None` or
-    /// `False`) or empty: every method.
+    /// `False`) or empty: every method the engine knows.
     pub allowed_methods: Option<Vec<String>>,
     /// `status_forcelist`: the statuses always retried (numbers, as Python
     /// compares them: `503.0` is 503).
@@ -141,6 +146,9 @@ pub struct Urllib3Retry {
     pub respect_retry_after_header: bool,
     /// `retry_after_max`, in seconds (default 6 hours).
     pub retry_after_max: f64,
+    /// `RETRY_AFTER_STATUS_CODES`: the statuses retried when they carry
+    /// Retry-After (default 413, 429, 503), as numbers like `status_forcelist`.
+    pub retry_after_status_codes: Vec<f64>,
 }
 
 impl Default for Urllib3Retry {
@@ -159,6 +167,7 @@ impl Default for Urllib3Retry {
             backoff_jitter: 0.0,
             respect_retry_after_header: true,
             retry_after_max: DEFAULT_RETRY_AFTER_MAX,
+            retry_after_status_codes: RETRY_AFTER_STATUS_CODES.iter().map(|&status| f64::from(status)).collect(),
         }
     }
 }
@@ -196,6 +205,11 @@ impl Urllib3Retry {
             backoff_jitter: fields.with("backoff_jitter", defaults.backoff_jitter, seconds)?,
             respect_retry_after_header: fields.or("respect_retry_after_header", defaults.respect_retry_after_header)?,
             retry_after_max: fields.with("retry_after_max", defaults.retry_after_max, seconds)?,
+            retry_after_status_codes: fields.with(
+                "RETRY_AFTER_STATUS_CODES",
+                defaults.retry_after_status_codes,
+                statuses,
+            )?,
         })
     }
 }
@@ -333,7 +347,8 @@ pub fn policy_from_urllib3(retry: &Urllib3Retry, total_timeout_ms: Option<u64>) 
         check.refuse("redirect", message!(Urllib3Redirect, redirects));
     }
     let retry_methods = check.methods(retry.allowed_methods.as_deref());
-    let forced = check.statuses(&retry.status_forcelist);
+    let forced = check.statuses("status_forcelist", &retry.status_forcelist);
+    let retry_after_statuses = check.statuses("RETRY_AFTER_STATUS_CODES", &retry.retry_after_status_codes);
     let (backoff, jitter) = check.backoff(retry);
     let cap_ms = check.cap_ms("retry_after_max", retry.retry_after_max);
     if !check.violations.is_empty() {
@@ -345,7 +360,7 @@ pub fn policy_from_urllib3(retry: &Urllib3Retry, total_timeout_ms: Option<u64>) 
     let mut http_statuses = forced.clone();
     let mut rules = Vec::new();
     if retry.respect_retry_after_header && total_truthy {
-        for status in RETRY_AFTER_STATUS_CODES {
+        for status in retry_after_statuses {
             if http_statuses.insert(status) {
                 rules.push(StatusGuidanceConfig {
                     status,
@@ -437,16 +452,17 @@ impl Check {
             .collect()
     }
 
-    /// `status_forcelist` as statuses: whole numbers in 200..=299 or 400..=599.
-    fn statuses(&mut self, forced: &[f64]) -> BTreeSet<u16> {
+    /// `status_forcelist` or `RETRY_AFTER_STATUS_CODES` (`field`) as statuses: whole numbers in 200..=299 or
+    /// 400..=599.
+    fn statuses(&mut self, field: &'static str, given: &[f64]) -> BTreeSet<u16> {
         let mut statuses = BTreeSet::new();
-        for &status in forced {
+        for &status in given {
             let whole = status.is_finite() && float::fract(status) == 0.0;
             if whole && ((200.0..=299.0).contains(&status) || (400.0..=599.0).contains(&status)) {
                 // Whole and within 200..=599: the cast is exact.
                 statuses.insert(status as u16);
             } else {
-                self.refuse("status_forcelist", message!(Urllib3ForcedStatus, status));
+                self.refuse(field, message!(Urllib3StatusRange, field, status));
             }
         }
         statuses

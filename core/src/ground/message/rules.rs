@@ -328,8 +328,9 @@ rules! {
     Urllib3BackoffNoCap = "backoff_beyond_clocks": "backoff_factor ({0} s) needs a finite backoff_max",
     /// urllib3 methods no policy names: the methods, the known ones.
     Urllib3UnknownMethods = "allowed_methods_unknown": "allowed_methods holds {0}, none of {1} as written (urllib3 matches the upper-cased method)",
-    /// A forced number that is no 2xx or 400-599 status: the number.
-    Urllib3ForcedStatus = "forced_status_range": "status_forcelist ({0}) must be a 2xx or 400-599 status (1xx are interim, 3xx followed)",
+    /// A number of `status_forcelist` or `RETRY_AFTER_STATUS_CODES` that is no 2xx or 400-599 status: the
+    /// attribute, the number.
+    Urllib3StatusRange = "forced_status_range": "{0} ({1}) must be a 2xx or 400-599 status (1xx are interim, 3xx followed)",
 
     // The typed endings the helpers raise ([`Decision::ending_message`](crate::Decision::ending_message)):
     // what happened and what to do, the same words in every language.
