@@ -448,16 +448,33 @@ fn list_items<'a>(value: &'a Value, path: &str) -> Result<&'a [Value], Error> {
     }
 }
 
-/// An object whose keys are matched as the proto3 JSON mapping and grpc-go
-/// do: lowerCamelCase or snake_case, any case.
+/// An object whose keys are matched as the proto3 JSON mapping reads them
+/// (the lowerCamelCase JSON name, or the proto field name in snake_case),
+/// without regard to ASCII case as grpc-go's JSON reader matches them: a key
+/// with its underscores elsewhere (`m_a_x_attempts`) is another, unknown key.
 struct Object<'a> {
     path: &'a str,
     fields: &'a [(String, Value)],
 }
 
-/// A key reduced for matching: lower case, without underscores.
-fn folded(key: &str) -> String {
-    key.chars().filter(|c| *c != '_').map(|c| c.to_ascii_lowercase()).collect()
+/// Whether `key` names the field `name` (lowerCamelCase): that name, or its proto field name (`max_attempts`), in
+/// any ASCII case.
+fn names_field(key: &str, name: &str) -> bool {
+    if key.eq_ignore_ascii_case(name) {
+        return true;
+    }
+    let mut proto = name.chars().flat_map(|c| {
+        let underscore = c.is_ascii_uppercase().then_some('_');
+        underscore.into_iter().chain(core::iter::once(c.to_ascii_lowercase()))
+    });
+    let mut key_chars = key.chars().map(|c| c.to_ascii_lowercase());
+    loop {
+        match (key_chars.next(), proto.next()) {
+            (None, None) => return true,
+            (Some(given), Some(wanted)) if given == wanted => {}
+            _ => return false,
+        }
+    }
 }
 
 impl<'a> Object<'a> {
@@ -470,8 +487,7 @@ impl<'a> Object<'a> {
 
     /// The field called `name` (lowerCamelCase), with its path, if present.
     fn get(&self, name: &str) -> Result<Option<(String, &'a Value)>, Error> {
-        let wanted = folded(name);
-        let mut matches = self.fields.iter().filter(|(key, _)| folded(key) == wanted);
+        let mut matches = self.fields.iter().filter(|(key, _)| names_field(key, name));
         let found = matches.next();
         if let Some((again, _)) = matches.next() {
             return Err(read_error(&super::join_path(self.path, again), message!(KeyTwice, name.to_owned())));
@@ -523,6 +539,22 @@ mod tests {
         ServiceConfig::from_json(json, ServiceConfigOptions::default())
     }
 
+    /// proto3 JSON's two spellings, in any ASCII case (grpc-go's reader ignores case); underscores elsewhere make
+    /// another key, which gRPC clients ignore as unknown.
+    #[test]
+    fn a_key_is_the_json_name_or_the_proto_field_name_in_any_case() {
+        for key in ["maxAttempts", "max_attempts", "MAXATTEMPTS", "Max_Attempts", "maxattempts"] {
+            assert!(names_field(key, "maxAttempts"), "{key}");
+        }
+        for key in ["m_a_x_attempts", "_maxAttempts", "maxAttempts_", "max__attempts", "maxAttempt", "max_attempts2"] {
+            assert!(!names_field(key, "maxAttempts"), "{key}");
+        }
+        let config = read(r#"{"retry_throttling": {"max_tokens": 10, "token_ratio": 0.1}}"#).unwrap();
+        assert!(config.throttling.is_some());
+        let ignored = read(r#"{"retry__throttling": {"maxTokens": 10, "tokenRatio": 0.1}}"#).unwrap();
+        assert!(ignored.throttling.is_none());
+    }
+
     #[test]
     fn refused_names_keys_and_values_are_kept_as_excerpts() {
         let long = "x".repeat(1 << 20);
@@ -533,7 +565,6 @@ mod tests {
             ),
             format!(r#"{{"methodConfig": [{{"name": [{{"method": "{long}"}}]}}]}}"#),
             format!(r#"{{"methodConfig": [{{"name": [{{}}], "timeout": "{long}"}}]}}"#),
-            format!(r#"{{"retryThrottling": {{"maxTokens": 10, "max{underscores}Tokens": 10, "tokenRatio": 0.1}}}}"#),
             format!(r#"{{"retryThrottling": {{"max{underscores}Tokens": 0, "tokenRatio": 0.1}}}}"#),
         ] {
             let error = read(&json).unwrap_err();
