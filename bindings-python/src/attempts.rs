@@ -121,9 +121,24 @@ impl Attempt {
         self.inner.abort_at_ms as f64 / 1000.0
     }
 
-    /// Seconds left before this attempt times out (never negative).
-    fn remaining(&self, py: Python<'_>) -> PyResult<f64> {
+    /// Seconds left before this attempt times out, now on the helper's clock (never negative).
+    fn time_left(&self, py: Python<'_>) -> PyResult<f64> {
         Ok((self.abort_at() - self.run.borrow(py).clock(py)?).max(0.0))
+    }
+
+    /// Deprecated alias of `time_left` for one release: `remaining_ms`, in every language, is the operation's time
+    /// left at the attempt's start.
+    fn remaining(&self, py: Python<'_>) -> PyResult<f64> {
+        let category = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
+        PyErr::warn(py, &category, c"retryplan: Attempt.remaining() is renamed Attempt.time_left()", 1)?;
+        self.time_left(py)
+    }
+
+    /// The operation's time left at this attempt's start, after the response reserve, in ms (`remaining_ms`, as
+    /// every binding names it): propagate it downstream as a deadline.
+    #[getter]
+    fn remaining_ms(&self) -> u64 {
+        self.inner.remaining_ms
     }
 
     /// True when this attempt is a hedge, started while an earlier one still runs (`hedge`, as JS's and Kotlin's

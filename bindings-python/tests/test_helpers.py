@@ -963,3 +963,25 @@ def test_an_attempts_number_is_attempt_and_number_is_a_deprecated_alias() -> Non
             assert attempt.attempt == 1
             with pytest.warns(DeprecationWarning, match="renamed Attempt.attempt"):
                 assert attempt.number == 1
+
+
+def test_an_attempts_time_left_and_remaining_ms_are_two_names_for_two_things() -> None:
+    """``remaining_ms`` is the operation's time left at the attempt's start, as in JS and Kotlin; ``time_left()`` the
+    seconds before this attempt times out, on the helper's clock; ``remaining()``, its old name, warns."""
+    clock = FakeClock()
+    policy = Policy.from_dict(
+        {
+            "max_attempts": 1,
+            "total_timeout_ms": 10_000,
+            "response_reserve_ms": 500,
+            "attempt_timeout": {"fixed_ms": 2_000},
+        }
+    )
+    for attempt in retryplan.attempts(policy, seed=1, clock=clock, sleep=clock.sleep):
+        with attempt:
+            assert attempt.remaining_ms == attempt.plan.remaining_ms == 9_500
+            assert attempt.time_left() == 2.0
+            clock.now += 0.5
+            assert attempt.time_left() == 1.5 and attempt.remaining_ms == 9_500
+            with pytest.warns(DeprecationWarning, match=r"renamed Attempt.time_left\(\)"):
+                assert attempt.remaining() == 1.5

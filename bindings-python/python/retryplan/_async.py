@@ -300,7 +300,7 @@ async def enter(attempt: Attempt) -> Attempt:
     """``async with attempt:``: the block is cancelled at the attempt's abort time; ``current_attempt()`` inside it
     is this attempt."""
     running_loop()
-    timer = attempt_timeout(attempt.remaining())
+    timer = attempt_timeout(attempt.time_left())
     await timer.__aenter__()
     attempt.timer = (timer, CURRENT.set(attempt))
     return attempt

@@ -1493,8 +1493,15 @@ class Attempt:
     @property
     def abort_at(self) -> float:
         """When the driver counts this attempt as timed out, on the helper's clock (seconds)."""
+    def time_left(self) -> float:
+        """Seconds left before this attempt times out, now on the helper's clock (never negative)."""
+    @deprecated("renamed Attempt.time_left")
     def remaining(self) -> float:
-        """Seconds left before this attempt times out (never negative)."""
+        """Deprecated alias of :meth:`time_left` for one release."""
+    @property
+    def remaining_ms(self) -> int:
+        """The operation's time left at this attempt's start, after the response reserve, in ms (``remaining_ms``, as
+        every binding names it): propagate it downstream as a deadline."""
     @property
     def hedge(self) -> bool:
         """True when this attempt is a hedge, started while an earlier one still runs (as in JS and Kotlin)."""

@@ -404,7 +404,7 @@ def _attempt_request(
     http: HttpHelper, run: Run, attempt: Attempt, request: httpx.Request, body: _Body
 ) -> httpx.Request:
     """The request of one attempt: its headers, its body, and httpx's timeouts cut to what is left of the attempt."""
-    window = attempt.remaining()
+    window = attempt.time_left()
     given = request.extensions.get("timeout") or {}
     timeout = {phase: within(given.get(phase), window) for phase in _PHASES}
     headers = request.headers.copy()
@@ -448,7 +448,7 @@ class RetryTransport(httpx.BaseTransport):
         assert attempt is not None
         sent = _attempt_request(self.http, run, attempt, request, body)
         connection = sent.extensions["trace"] = _Connection(request.extensions.get("trace"))
-        window = attempt.remaining()
+        window = attempt.time_left()
         response: httpx.Response = blocking(
             self.transport.handle_request, sent, window, close_returned, connection.abort
         )

@@ -319,7 +319,7 @@ class RetryAdapter(HTTPAdapter):
         sent.headers.update(self.http.attempt_headers(attempt, run))
         if attempt.attempt > 1 and isinstance(getattr(sent, "_body_position", None), int):
             requests.utils.rewind_body(sent)  # the same bytes again, from where the first attempt began
-        window, sockets = attempt.remaining(), _Sockets()
+        window, sockets = attempt.time_left(), _Sockets()
 
         def send(prepared: requests.PreparedRequest) -> requests.Response:
             _ATTEMPT.set(sockets)  # in the worker thread's own context
