@@ -871,6 +871,8 @@ def test_log_lines_say_what_happened_in_words_with_no_clock_readings(caplog: pyt
         (lambda: __import__("httpx").PoolTimeout("t"), "pool_timeout"),
         (lambda: __import__("httpx").ReadTimeout("t"), "read_timeout"),
         (lambda: __import__("httpx").WriteError("w"), "write_failed"),
+        # a write timeout is a timeout in every language (requests: a socket TimeoutError; OkHttp: SocketTimeoutException)
+        (lambda: __import__("httpx").WriteTimeout("w"), "read_timeout"),
         (lambda: __import__("httpx").ReadError("r"), "connection_lost"),
         (lambda: __import__("httpx").RemoteProtocolError("Server disconnected"), "connection_lost"),
         (lambda: _caused(__import__("httpx").ConnectError("c"), ConnectionRefusedError()), "connection_refused"),

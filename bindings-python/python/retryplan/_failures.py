@@ -154,7 +154,9 @@ _TABLE: Tuple[Tuple[str, str, Union[str, object, Resolver]], ...] = (
     ("httpx", "ConnectTimeout", "connect_timeout"),
     ("httpx", "PoolTimeout", "pool_timeout"),
     ("httpx", "ReadTimeout", "read_timeout"),
-    ("httpx", "WriteTimeout", "write_failed"),
+    # a write that timed out is a timeout, as every other client reports one (requests and the builtins: a socket
+    # TimeoutError; OkHttp: a SocketTimeoutException; fetch: the attempt's own timeout), not a broken connection
+    ("httpx", "WriteTimeout", "read_timeout"),
     ("httpx", "ConnectError", _cause("unreachable")),
     ("httpx", "WriteError", "write_failed"),
     ("httpx", "ReadError", "connection_lost"),
