@@ -5,9 +5,9 @@
 //!
 //! | outcome | meaning |
 //! |---|---|
-//! | [`Outcome::Success`], HTTP 1xx-3xx (but a 2xx listed in `retry_on`), gRPC `ok` | success |
+//! | [`Outcome::Success`], HTTP 1xx-3xx (but a 2xx listed in `retry_on`, or one whose `error_code` is in a `retry_on.error_codes` table), gRPC `ok` | success |
 //! | a status or code in `conflict` | conflict: re-read, recompute, redo the unit |
-//! | an HTTP error whose `error_code` is in a `retry_on.error_codes` table | retryable; `throttling` for `aws_throttling` codes |
+//! | an HTTP answer whose `error_code` is in a `retry_on.error_codes` table, whatever its status | retryable; `throttling` for `aws_throttling` codes |
 //! | a 429 in `retry_on`, in a policy that lists the `aws_throttling` table | retryable and `throttling`, whatever its error code |
 //! | a status (a 2xx too: polled again, as urllib3's `status_forcelist` allows), code or transport failure in `retry_on` | retryable; ambiguous if in `ambiguous` or the request may have been processed |
 //! | a status in `retry_on` whose `server_guidance.statuses` rule `requires_guidance`, answered without guidance | not retryable |
@@ -222,16 +222,21 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
                 return Err(not_http_status(status));
             }
             let retried_status = sets.retry_http.contains(status);
-            if status < 400 && !retried_status {
+            // An error code of a retried table names an error whatever the status (S3 answers some errors 200
+            // with an error body; smithy-rs `classify_generic`, botocore's `_handle_200_error`).
+            let tabled = |table| error_code.is_some_and(|code| in_table(sets, table, &code));
+            if status < 400
+                && !retried_status
+                && !tabled(ErrorCodeTable::AwsThrottling)
+                && !tabled(ErrorCodeTable::AwsTransient)
+            {
                 // A 2xx listed in `retry_on` is polled again (a 202 "still working").
                 Class::Success
             } else if sets.conflict_http.contains(status) {
                 Class::Conflict
-            } else if error_code.is_some_and(|code| in_table(sets, ErrorCodeTable::AwsThrottling, &code)) {
+            } else if tabled(ErrorCodeTable::AwsThrottling) {
                 Class::Retryable { ambiguous: false, throttling: true }
-            } else if retried_status
-                || error_code.is_some_and(|code| in_table(sets, ErrorCodeTable::AwsTransient, &code))
-            {
+            } else if retried_status || tabled(ErrorCodeTable::AwsTransient) {
                 let needs_guidance =
                     policy.server_guidance.statuses.get(status).is_some_and(|rule| rule.requires_guidance);
                 if needs_guidance && retry_after_ms.is_none() {
