@@ -2,8 +2,8 @@
 //!
 //! - **Which requests may be repeated** (the request's [`Repeatability`]) is
 //!   decided here, from the method ([`Policy::http_request`]): RFC 9110
-//!   §9.2.2 calls GET, HEAD, OPTIONS, TRACE, PUT and DELETE idempotent, and
-//!   nothing else. An operation whose
+//!   §9.2.2 calls GET, HEAD, OPTIONS, TRACE, PUT and DELETE idempotent, RFC
+//!   10008 adds QUERY, and nothing else is. An operation whose
 //!   request is not idempotent runs as [`Idempotency::Unsafe`] under a `safe`
 //!   or `idempotent` policy (an ambiguous failure answers `reconcile`, never a
 //!   repeat), unless the policy is `keyed` (the server deduplicates by the key)
@@ -411,8 +411,8 @@ impl Policy {
     ///    (as urllib3's `allowed_methods`), an unlisted one is
     ///    [`Repeatability::NotRetried`].
     /// 4. Else RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT and DELETE are
-    ///    idempotent, nothing else is (method names are case-sensitive: `get`
-    ///    is not GET).
+    ///    idempotent, and QUERY (RFC 10008), nothing else is (method names are
+    ///    case-sensitive: `get` is not GET).
     ///
     /// The header's key is the operation's key in every case (read by
     /// [`IdempotencyKey::from_request_header`]).
@@ -533,7 +533,9 @@ impl Repeatability {
 }
 
 /// True when RFC 9110 §9.2.2 calls `method` idempotent: GET, HEAD, OPTIONS,
-/// TRACE (the safe methods), PUT and DELETE. Method names are case-sensitive.
+/// TRACE (the safe methods), PUT and DELETE; and QUERY, which RFC 10008
+/// defines as safe and idempotent ("QUERY requests can be automatically
+/// repeated"). Method names are case-sensitive.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming `method` when it is not a method token.
@@ -542,7 +544,7 @@ pub fn is_idempotent_method(method: &str) -> Result<bool, Error> {
     if method.is_empty() || !method.bytes().all(is_tchar) {
         return Err(Error::InvalidArgument { field: "method", rule: message!(NotMethodToken) });
     }
-    Ok(matches!(method, "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"))
+    Ok(matches!(method, "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE" | "QUERY"))
 }
 
 /// How the HTTP helpers name a request in their endings, logs and spans
@@ -773,10 +775,10 @@ mod tests {
 
     #[test]
     fn rfc_9110_idempotent_methods() {
-        for method in ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"] {
+        for method in ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE", "QUERY"] {
             assert_eq!(is_idempotent_method(method), Ok(true), "{method}");
         }
-        for method in ["POST", "PATCH", "CONNECT", "QUERY", "PROPFIND", "get", "Put"] {
+        for method in ["POST", "PATCH", "CONNECT", "PROPFIND", "get", "Put", "query"] {
             assert_eq!(is_idempotent_method(method), Ok(false), "{method}");
         }
         for bad in ["", "GET ", "GE T", "GET\r\n", "GÉT", "(GET)"] {
