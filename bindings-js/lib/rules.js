@@ -148,6 +148,7 @@ export const RULES = [
   ["unknown_error_hint", "the last attempt raised an error the failure table does not know, which counts as ambiguous (retried while the operation may repeat an attempt that may have had its effect, reconciled when it may not); to decide otherwise, return an outcome from {0} (an application verdict: retryable, not_retryable, conflict)"],
   ["ending_with_hint", "{0}; {1}"],
   ["malformed_status", "the last response's status {0} is no HTTP status (100..=599): read as a malformed response, the server's fault"],
+  ["interim_status", "the last response's status {0} is an interim answer (1xx), never the final one: read as a malformed response (the HTTP client returned it in place of the answer that follows it)"],
   ["step_start_attempt"],
   ["step_start_hedge"],
   ["step_wait"],

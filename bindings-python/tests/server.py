@@ -73,6 +73,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             script.release.wait(arg)
             self.close_connection = True
             return
+        if kind == "early_hints":  # an interim 103 before the answer (RFC 8297), then the answer `arg`
+            self.wfile.write(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n")
+            kind = "status"
         status, headers = (arg, {}) if kind == "status" else arg
         payload = f"status {status}".encode()
         self.send_response(status)

@@ -395,6 +395,28 @@ def test_a_bare_key_with_whitespace_inside_is_refused_before_anything_is_sent(
 
 
 @pytest.mark.parametrize("library", LIBRARIES)
+def test_an_interim_103_before_the_answer_is_read_past_or_is_a_malformed_response(server: Server, library: str) -> None:
+    """httpx reads past a 103 Early Hints to the answer. requests' http.client returns the 103 as the answer (plain
+    requests too), leaving the answer unread: the core reads an interim status handed in as the answer as a malformed
+    response, so the GET is retried and the ending says what came back, rather than a 103 returned as a success."""
+    server.script.queue(*[("early_hints", 200)] * 4)
+    if library != "requests":
+        response = send(library, server.url + "/hints")
+        assert (response.status_code, response.content) == (200, b"status 200")
+        assert len(server.script.seen) == 1
+        return
+    with pytest.raises(retryplan.GaveUpError) as raised:
+        send(library, server.url + "/hints")
+    assert len(server.script.seen) == 4
+    assert str(raised.value).endswith(
+        "; the last response's status 103 is an interim answer (1xx), never the final one: read as a malformed "
+        "response (the HTTP client returned it in place of the answer that follows it)"
+    )
+    server.script.queue(("early_hints", 200))
+    assert requests.get(server.url + "/plain").status_code == 103  # what requests itself returns
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
 def test_an_ending_after_a_status_that_is_no_http_status_says_so(server: Server, library: str) -> None:
     """Each 999 is read as a malformed response (the server's fault, a lost connection: the response is closed); the
     GET is retried, and the ending says what came back, in the core's words (every language's)."""

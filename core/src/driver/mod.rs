@@ -451,7 +451,8 @@ impl Driver {
     /// Hands in the HTTP response attempt `attempt` received, read here as
     /// every helper in every language reads one: `status` is whatever number
     /// the platform gave (outside 100..=599, including negative or huge
-    /// ones, it is the server's fault: [`Failure::MalformedResponse`](crate::Failure::MalformedResponse)),
+    /// ones, it is the server's fault: [`Failure::MalformedResponse`](crate::Failure::MalformedResponse);
+    /// so is an interim 1xx but 101, which a client returned in place of the answer after it),
     /// `header` looks a header up by its lower-case name (a header sent as
     /// several field lines joined by `", "`), and the policy's
     /// `server_guidance.retry_after_reading` reads `Retry-After` against

@@ -495,6 +495,37 @@ fn start_next(driver: &mut Driver, now: &mut u64) -> AttemptPlan {
     }
 }
 
+/// A client that returned an interim 1xx as the answer (http.client and a 103 Early Hints) left the final answer
+/// unread: a malformed response, whose ending says so; 101, final for an upgrade, is a success.
+#[test]
+fn an_interim_status_handed_in_as_the_answer_is_a_malformed_response_that_the_ending_names() {
+    let none = |_: &'static str| -> Option<&'static str> { None };
+    let mut get = driver(PLAIN);
+    let mut now = 0;
+    for attempt in 1..=3 {
+        assert_eq!(start_next(&mut get, &mut now).attempt, attempt);
+        now += 20;
+        get.handle_response(now, attempt, None, [100, 102, 103][attempt as usize - 1], none, 0).unwrap();
+    }
+    let ending = finished(get.poll_action(now).unwrap());
+    assert_eq!(ending.last_result.map(|result| result.outcome), Some(Failure::MalformedResponse.outcome()));
+    let message = ending.message("GET /items", None, "outcomeOfError").unwrap().to_string();
+    assert!(
+        message.ends_with(
+            "; the last response's status 103 is an interim answer (1xx), never the final one: read as a malformed \
+             response (the HTTP client returned it in place of the answer that follows it)"
+        ),
+        "{message}"
+    );
+
+    let mut upgraded = driver(PLAIN);
+    started(upgraded.poll_action(0).unwrap());
+    upgraded.handle_response(20, 1, None, 101, none, 0).unwrap();
+    let ending = finished(upgraded.poll_action(20).unwrap());
+    assert!(matches!(ending.decision, Decision::Succeeded { .. }), "{:?}", ending.decision);
+    assert_eq!(ending.malformed_status, None);
+}
+
 #[test]
 fn an_ending_after_a_status_that_is_no_http_status_names_it() {
     let none = |_: &'static str| -> Option<&'static str> { None };

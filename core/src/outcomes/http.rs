@@ -22,7 +22,8 @@
 //! - Read server guidance from the response headers named in
 //!   [`GUIDANCE_HEADERS`], through [`Outcome::from_http_response`], which
 //!   decides which one wins; a status outside 100..=599 is the server's fault
-//!   ([`Failure::MalformedResponse`]), never the caller's. A policy whose
+//!   ([`Failure::MalformedResponse`]), never the caller's, and so is an interim
+//!   1xx handed in as the answer (RFC 9110 §15.2; 101 is final). A policy whose
 //!   `server_guidance.headers` is `retry_after` ([`GuidanceHeaders::RetryAfter`],
 //!   as urllib3 reads guidance) reads `Retry-After` alone
 //!   ([`Policy::http_outcome`], what every helper calls).
@@ -268,9 +269,20 @@ fn http_status_outcome<'a>(
     let Some(status) = u16::try_from(status).ok().filter(|status| (100..=599).contains(status)) else {
         return Failure::MalformedResponse.outcome();
     };
+    if is_interim(status) {
+        // RFC 9110 §15.2: a 1xx is interim, the final answer follows it; a client that hands one in as the answer
+        // (http.client returns a 103 Early Hints so) left the real answer unread. 101 ends the exchange (an upgrade).
+        return Failure::MalformedResponse.outcome();
+    }
     let retry_after_ms = guidance_ms(header, now_unix_ms, reading, headers);
     let error_code = header(AWS_ERROR_TYPE_HEADER).and_then(|value| error_code_from_response(Some(value), None));
     Outcome::HttpStatus { status, retry_after_ms, error_code }
+}
+
+/// True for an interim status (RFC 9110 §15.2: 1xx, but 101 Switching Protocols, which is final for the
+/// exchange): never an answer a response can be read as.
+pub(crate) fn is_interim(status: u16) -> bool {
+    (100..=199).contains(&status) && status != 101
 }
 
 /// The wait the first guidance header that asks for one gives (see the

@@ -357,10 +357,13 @@ rules! {
     /// The hint of an ending after an error nothing classified: the hook that classifies errors.
     UnknownErrorHint = "unknown_error_hint": "the last attempt raised an error the failure table does not know, which counts as ambiguous (retried while the operation may repeat an attempt that may have had its effect, reconciled when it may not); to decide otherwise, return an outcome from {0} (an application verdict: retryable, not_retryable, conflict)",
     /// An ending with a hint: the ending's words, the hint (`unknown_error_hint` after an error nothing
-    /// classified, `malformed_status` after a response whose status was no HTTP status).
+    /// classified, `malformed_status` after a response whose status was no HTTP status, `interim_status` after an
+    /// interim 1xx).
     EndingWithHint = "ending_with_hint": "{0}; {1}",
     /// The hint of an ending after a response whose status was outside 100..=599: the status.
     MalformedStatus = "malformed_status": "the last response's status {0} is no HTTP status (100..=599): read as a malformed response, the server's fault",
+    /// The hint of an ending after a response whose status was an interim 1xx: the status.
+    InterimStatus = "interim_status": "the last response's status {0} is an interim answer (1xx), never the final one: read as a malformed response (the HTTP client returned it in place of the answer that follows it)",
     // Issue 25 item 10: a decision in words, for a log line ([`Decision::describe`](crate::Decision::describe)):
     // attempts count from 1, waits are durations, never a clock's readings.
     /// An attempt started: its number, its effective timeout.
