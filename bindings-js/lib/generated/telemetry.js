@@ -22,7 +22,7 @@ export const SIGNAL_GAVE_UP = "gave_up";
 /** The tag of a `Signal::Count` (the core's `SignalKind`). */
 export const SIGNAL_COUNT = "count";
 /** The methods the semantic conventions call known. */
-export const KNOWN_HTTP_METHODS = Object.freeze(new Set(["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE"]));
+export const KNOWN_HTTP_METHODS = Object.freeze(new Set(["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "QUERY", "TRACE"]));
 
 /** Every attribute key, by the core's name of it. */
 export const ATTRIBUTES = Object.freeze({

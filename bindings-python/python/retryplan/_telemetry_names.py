@@ -23,7 +23,7 @@ SIGNAL_GAVE_UP = "gave_up"
 """The tag of the core's ``GaveUp`` signal (its ``SignalKind``)."""
 SIGNAL_COUNT = "count"
 """The tag of the core's ``Count`` signal (its ``SignalKind``)."""
-KNOWN_HTTP_METHODS = frozenset({"CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE"})
+KNOWN_HTTP_METHODS = frozenset({"CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "QUERY", "TRACE"})
 """The methods the semantic conventions call known."""
 
 ATTRIBUTES = {

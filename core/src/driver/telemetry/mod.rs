@@ -68,11 +68,11 @@ pub const ABORTED_ERROR_TYPE: &str = "cancelled";
 /// that raised nothing: a value the helper's hook judged a failure).
 pub const OTHER_ERROR_TYPE: &str = "_OTHER";
 
-/// The HTTP methods the semantic conventions call known (RFC 9110's and
-/// RFC 5789's `PATCH`): a span of another method is named `HTTP` and its
-/// `http.request.method` is [`OTHER_METHOD`].
-pub const KNOWN_HTTP_METHODS: [&str; 9] =
-    ["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE"];
+/// The HTTP methods the semantic conventions call known (RFC 9110's, RFC
+/// 5789's `PATCH` and RFC 10008's `QUERY`): a span of another method is
+/// named `HTTP` and its `http.request.method` is [`OTHER_METHOD`].
+pub const KNOWN_HTTP_METHODS: [&str; 10] =
+    ["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "QUERY", "TRACE"];
 
 /// `http.request.method` of a method not in [`KNOWN_HTTP_METHODS`].
 pub const OTHER_METHOD: &str = "_OTHER";

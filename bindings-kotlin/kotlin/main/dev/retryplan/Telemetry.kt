@@ -26,7 +26,7 @@ object Telemetry {
     const val OTHER_METHOD_SPAN_NAME = "HTTP"
 
     /** The methods the semantic conventions call known. */
-    val KNOWN_HTTP_METHODS: Set<String> = setOf("CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE")
+    val KNOWN_HTTP_METHODS: Set<String> = setOf("CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "QUERY", "TRACE")
 
     /** Every attribute key (the core's `Attribute`). */
     object Attributes {
