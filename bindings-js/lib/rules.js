@@ -130,6 +130,7 @@ export const RULES = [
   ["seconds", "a number of seconds"],
   ["method_collection", "a list of methods, None or False"],
   ["status_collection", "a list of statuses, None or False"],
+  ["status_set", "a collection of statuses (urllib3 tests `status in` it)"],
   ["redirect_not_retried", "redirect ({0}) must be 0, None or False: the HTTP client follows redirects"],
   ["seconds_nan", "{0} must not be NaN"],
   ["seconds_not_ms", "{0} ({1} s) must be whole milliseconds up to 2^53 - 1"],

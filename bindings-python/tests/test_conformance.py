@@ -424,14 +424,20 @@ def kind_request_name(case: Dict[str, Any]) -> None:
 
 def kind_urllib3_retry(case: Dict[str, Any]) -> None:
     """``from_urllib3`` on a ``Retry()`` with each attribute of the case set (the strings ``inf``/``-inf``/``nan`` of
-    a number of seconds are that float); a refusal is compared by the core error it chains."""
+    a number of seconds are that float; ``RETRY_AFTER_STATUS_CODES`` on a subclass, where urllib3 reads it); a
+    refusal is compared by the core error it chains."""
     from urllib3.util.retry import Retry
 
     from retryplan.compat import RetryNotMappable, from_urllib3
 
     def answer() -> Any:
-        retry = Retry()
-        for name, value in case["retry"].items():
+        attributes = dict(case["retry"])
+        if "RETRY_AFTER_STATUS_CODES" in attributes:  # a class attribute: urllib3 reads a subclass's on every response
+            codes = attributes.pop("RETRY_AFTER_STATUS_CODES")
+            retry = type("Retry", (Retry,), {"RETRY_AFTER_STATUS_CODES": codes})()
+        else:
+            retry = Retry()
+        for name, value in attributes.items():
             seconds = name in ("backoff_factor", "backoff_max", "backoff_jitter", "retry_after_max")
             setattr(retry, name, float(value) if seconds and value in ("inf", "-inf", "nan") else value)
         try:

@@ -17,8 +17,9 @@ are ``retry_limits`` (a negative count of any counter, ``redirect`` too, is
 one attempt: urllib3's ``is_exhausted`` reads them all), ``allowed_methods``
 is ``retry_methods``,
 ``status_forcelist`` is ``retry_on.http_statuses`` (the statuses of
-``RETRY_AFTER_STATUS_CODES``, 413, 429 and 503 unless a subclass or the
-instance replaces them, added when they carry Retry-After), ``backoff_factor`` / ``backoff_max`` /
+``RETRY_AFTER_STATUS_CODES``, 413, 429 and 503 unless a subclass replaces
+them, added when they carry Retry-After; an instance's own set, which urllib3
+applies to the first response only, is refused), ``backoff_factor`` / ``backoff_max`` /
 ``backoff_jitter`` are urllib3's ``min(backoff_max, factor * 2**(n-1) +
 random() * backoff_jitter)`` with 0 before the first retry, and Retry-After
 is read leniently, replacing the backoff, clamped at ``retry_after_max``;
@@ -77,6 +78,10 @@ _DECIDING_METHODS = (
     "_is_connection_error",
     "_is_read_error",
 )
+
+
+#: No value: an attribute a ``Retry`` instance does not hold itself.
+_NOT_SET = object()
 
 
 class RetryNotMappable(RetryplanError):
@@ -198,6 +203,13 @@ def from_urllib3(
         theirs = getattr(base, name, None)
         if theirs is not None and mine is not theirs:
             raise RetryNotMappable(name, "a Retry subclass overrides how retries are decided")
+    own = vars(retry).get("RETRY_AFTER_STATUS_CODES", _NOT_SET)
+    if own is not _NOT_SET and own != getattr(type(retry), "RETRY_AFTER_STATUS_CODES", _NOT_SET):
+        raise RetryNotMappable(
+            "RETRY_AFTER_STATUS_CODES",
+            "an instance's own set applies to its first response only (Retry.new() makes the next Retry of the class, "
+            "with the class's set): set it on a Retry subclass",
+        )
     attributes = {name: _attribute(getattr(retry, name)) for name in _native.URLLIB3_ATTRIBUTES if hasattr(retry, name)}
     if "respect_retry_after_header" in attributes:
         # urllib3 reads it by its truth value (`if self.respect_retry_after_header and response`).

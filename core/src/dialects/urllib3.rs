@@ -25,7 +25,7 @@
 //! - `status_forcelist`: `retry_on.http_statuses` (2xx and 400-599; a whole
 //!   float such as `503.0` is that status); with `respect_retry_after_header`
 //!   and a truthy `total`, the statuses of `RETRY_AFTER_STATUS_CODES` (413,
-//!   429 and 503, unless a subclass or the instance replaces them) are
+//!   429 and 503, unless a subclass replaces them) are
 //!   retried when they carry Retry-After (`requires_guidance` rules, unless
 //!   forced).
 //! - `backoff_factor`, `backoff_max`, `backoff_jitter`: urllib3's
@@ -71,8 +71,8 @@ pub const DEFAULT_TOTAL_TIMEOUT_MS: u64 = 86_400_000;
 /// urllib3's `Retry.DEFAULT_ALLOWED_METHODS`, the idempotent methods.
 pub const DEFAULT_ALLOWED_METHODS: [&str; 6] = ["HEAD", "GET", "PUT", "DELETE", "OPTIONS", "TRACE"];
 
-/// urllib3's `Retry.RETRY_AFTER_STATUS_CODES` (a class attribute a subclass or
-/// an instance may replace): retried when they carry Retry-After.
+/// urllib3's `Retry.RETRY_AFTER_STATUS_CODES` (a class attribute a subclass
+/// may replace): retried when they carry Retry-After.
 pub const RETRY_AFTER_STATUS_CODES: [u16; 3] = [413, 429, 503];
 
 /// urllib3's `Retry.DEFAULT_BACKOFF_MAX`, in seconds.
@@ -146,8 +146,10 @@ pub struct Urllib3Retry {
     pub respect_retry_after_header: bool,
     /// `retry_after_max`, in seconds (default 6 hours).
     pub retry_after_max: f64,
-    /// `RETRY_AFTER_STATUS_CODES`: the statuses retried when they carry
-    /// Retry-After (default 413, 429, 503), as numbers like `status_forcelist`.
+    /// `RETRY_AFTER_STATUS_CODES`, the class's: the statuses retried when
+    /// they carry Retry-After (default 413, 429, 503), as numbers like
+    /// `status_forcelist`. (An instance's own set would apply to its first
+    /// response only: `Retry.new()` makes the next `Retry` of the class.)
     pub retry_after_status_codes: Vec<f64>,
 }
 
@@ -208,7 +210,7 @@ impl Urllib3Retry {
             retry_after_status_codes: fields.with(
                 "RETRY_AFTER_STATUS_CODES",
                 defaults.retry_after_status_codes,
-                statuses,
+                status_collection,
             )?,
         })
     }
@@ -255,6 +257,15 @@ fn statuses(value: &Value, path: &str) -> Result<Vec<f64>, Error> {
             other => Err(expected(path, Rule::FiniteNumber, other)),
         }),
         other => Err(expected(path, Rule::Urllib3Statuses, other)),
+    }
+}
+
+/// A collection of statuses that must be one: `RETRY_AFTER_STATUS_CODES`, which urllib3 tests with `in` (`None`
+/// would raise there).
+fn status_collection(value: &Value, path: &str) -> Result<Vec<f64>, Error> {
+    match value {
+        Value::List(_) => statuses(value, path),
+        other => Err(expected(path, Rule::Urllib3StatusSet, other)),
     }
 }
 

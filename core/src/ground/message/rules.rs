@@ -318,6 +318,8 @@ rules! {
     Urllib3Methods = "method_collection": "a list of methods, None or False",
     /// urllib3's `status_forcelist` expected.
     Urllib3Statuses = "status_collection": "a list of statuses, None or False",
+    /// urllib3's `RETRY_AFTER_STATUS_CODES` expected (urllib3 tests `status in` it: None would raise).
+    Urllib3StatusSet = "status_set": "a collection of statuses (urllib3 tests `status in` it)",
     /// A positive urllib3 `redirect` count: the count.
     Urllib3Redirect = "redirect_not_retried": "redirect ({0}) must be 0, None or False: the HTTP client follows redirects",
     /// A NaN number of seconds: field.
