@@ -245,7 +245,7 @@ mod tests {
 
     /// botocore's `test_uniform_rand_dist_on_max_attempts`: 10,000 waits before the tenth attempt, counted by
     /// whole seconds, spread evenly over `[0, 20 s)` within 20%. The guide's order (draw, then cap) would put
-    /// about 98% of them at exactly 20 s.
+    /// about 96% of them (1 - 20/512) at exactly 20 s.
     #[test]
     fn the_classic_profile_waits_uniformly_under_the_cap_at_the_tenth_attempt() {
         let policy = Policy::new(&standard_profile()).unwrap();

@@ -10,7 +10,7 @@
 //! | `write_keyed` | writes the server deduplicates by key | 3 | 5 s | 2 s | 100 ms x2 to 2 s, full jitter | keyed |
 //! | `write_strict` | writes without deduplication | 2 | 5 s | 2 s | 200 ms, equal jitter | unsafe: ambiguous outcomes reconcile |
 //! | `background` | queue workers, batch jobs | 8 | 5 min | 30 s | 1 s x2 to 1 min, decorrelated | idempotent |
-//! | `aws_standard` | AWS SDK standard retry mode, classic ([`crate::dialects::aws`]) | 3 | none (give a deadline) | the remaining time | 1 s x2, full jitter then capped at 20 s | idempotent |
+//! | `aws_standard` | AWS SDK standard retry mode, classic ([`crate::dialects::aws`]) | 3 | none (give a deadline) | the remaining time | 1 s x2 to 20 s, full jitter (capped before the draw) | idempotent |
 //! | `aws_standard_2026` | AWS SDK standard retry mode, 2026 revision ([`crate::dialects::aws`]) | 3 | none (give a deadline) | the remaining time | 50 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
 //! | `aws_standard_2026_dynamodb` | the same for DynamoDB and DynamoDB Streams | 4 | none (give a deadline) | the remaining time | 25 ms (1 s after throttling) x2 to 20 s, full jitter; `x-amz-retry-after` within `[t, t + 5 s]` | idempotent |
 //! | `polly_v8` | Polly v8's `RetryStrategyOptions` as shipped ([`polly_v8_profile`]) | 4 | none (give a deadline) | the remaining time | 2 s constant, no jitter, no cap (`jitter: polly`); server guidance not read | idempotent |
