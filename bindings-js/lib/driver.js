@@ -195,16 +195,16 @@ export class Driver extends Running {
 
   /**
    * Hands in the HTTP response attempt `attempt` received, read by the core:
-   * `status` exactly as the platform gave it (any number; outside 100..=599 the
-   * core reads it as `"malformed_response"`), its `headers`, Retry-After read as
-   * the policy says against the wall clock `nowUnixMs`. Held as a value under
-   * `token` when one is given. `redirected`: the client followed at least one
-   * redirect inside the attempt to get it (its retryable failure is then
-   * ambiguous: an earlier hop may have processed the request). `"accepted"` or
-   * `"discarded"`. `headers`: a function of the lower-case name, or a `Headers`
-   * or `Map`; `token`, `nowUnixMs` (the wall clock, `Date.now()`, by default: a
-   * Retry-After date is read against it) and `redirected` (false by default) in
-   * `options`.
+   * `status` exactly as the platform gave it (any number; outside 100..=599, or
+   * an interim 1xx but 101, the core reads it as `"malformed_response"`), its
+   * `headers`, Retry-After read as the policy says against the wall clock
+   * `nowUnixMs`. Held as a value under `token` when one is given. `redirected`:
+   * the client followed at least one redirect inside the attempt to get it (its
+   * retryable failure is then ambiguous: an earlier hop may have processed the
+   * request). `"accepted"` or `"discarded"`. `headers`: a function of the
+   * lower-case name, or a `Headers` or `Map`; `token`, `nowUnixMs` (the wall
+   * clock, `Date.now()`, by default: a Retry-After date is read against it) and
+   * `redirected` (false by default) in `options`.
    */
   handleResponse(nowMs, attempt, status, headers, options) {
     const now = ms('nowMs', nowMs);

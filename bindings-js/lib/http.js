@@ -48,7 +48,7 @@ const RESPONSE_OPTIONS = { reading: 'string', policy: true };
 
 /**
  * An HTTP response as an outcome, read by the core as in every language: a
- * status outside 100..=599 is a malformed response; otherwise the guidance
+ * status outside 100..=599, or an interim 1xx but 101, is a malformed response; otherwise the guidance
  * headers through `headers`, HTTP-dates against `nowUnixMs`, Retry-After read
  * as `reading` says (`"strict"`, the default, or `"lenient"`). `options` is
  * the reading's name, or `{reading, policy}`: given a policy, the response is

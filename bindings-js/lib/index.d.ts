@@ -576,7 +576,7 @@ export const Outcome: {
   readonly fromHttp: typeof outcomeFromHttp;
   /**
    * An HTTP response as every helper in every language reads it: a status
-   * outside 100..=599 is `{type: 'transport', failure: 'connection_lost'}`
+   * outside 100..=599, or an interim 1xx but 101, is `{type: 'transport', failure: 'connection_lost'}`
    * (a malformed response: the server's fault, never an error); otherwise the
    * guidance headers (`GUIDANCE_HEADERS`, in that order; which one wins is the
    * core's rule: the first that asks for a wait, of retry-after-ms,
@@ -841,16 +841,16 @@ export class Driver {
   handleResult(nowMs: number, attempt: number, outcome: Outcome, holding?: Holding): Receipt;
   /**
    * Hands in the HTTP response attempt `attempt` received, read by the core:
-   * `status` exactly as the platform gave it (any number; outside 100..=599 the
-   * core reads it as `"malformed_response"`), its `headers`, Retry-After read as
-   * the policy says against the wall clock `nowUnixMs`. Held as a value under
-   * `token` when one is given. `redirected`: the client followed at least one
-   * redirect inside the attempt to get it (its retryable failure is then
-   * ambiguous: an earlier hop may have processed the request). `"accepted"` or
-   * `"discarded"`. `headers`: a function of the lower-case name, or a `Headers`
-   * or `Map`; `token`, `nowUnixMs` (the wall clock, `Date.now()`, by default: a
-   * Retry-After date is read against it) and `redirected` (false by default) in
-   * `options`.
+   * `status` exactly as the platform gave it (any number; outside 100..=599, or
+   * an interim 1xx but 101, the core reads it as `"malformed_response"`), its
+   * `headers`, Retry-After read as the policy says against the wall clock
+   * `nowUnixMs`. Held as a value under `token` when one is given. `redirected`:
+   * the client followed at least one redirect inside the attempt to get it (its
+   * retryable failure is then ambiguous: an earlier hop may have processed the
+   * request). `"accepted"` or `"discarded"`. `headers`: a function of the
+   * lower-case name, or a `Headers` or `Map`; `token`, `nowUnixMs` (the wall
+   * clock, `Date.now()`, by default: a Retry-After date is read against it) and
+   * `redirected` (false by default) in `options`.
    */
   handleResponse(
     nowMs: number,

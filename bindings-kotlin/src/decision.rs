@@ -52,8 +52,8 @@ pub fn outcome_from_http_response(
 
 /// `headers` (names in any case) and `now_unix_ms` checked, then `status` read by `read` (the core's
 /// `Outcome::read_http_response`, or a policy's `http_outcome`, which reads the headers it names) as the core reads
-/// any status: one outside 100..=599 (-1 from `HttpURLConnection.getResponseCode()`, 65536) is a malformed response,
-/// never an error.
+/// any status: one outside 100..=599 (-1 from `HttpURLConnection.getResponseCode()`, 65536), or an interim 1xx but
+/// 101, is a malformed response, never an error.
 pub(crate) fn read_http_response(
     status: i32,
     headers: &std::collections::HashMap<String, String>,

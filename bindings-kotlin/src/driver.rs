@@ -93,8 +93,8 @@ impl Driver {
     /// ending's words (`ending_message`) naming `operation` as the helper
     /// names it, the hint naming `outcomeOfError` after an error nothing
     /// classified (not when the ending is raised with a value), and, when the
-    /// last response's status was no HTTP status (outside 100..=599, read as
-    /// a malformed response), that status. `key_sent` false when the helper
+    /// last response's status was no HTTP status (outside 100..=599) or an
+    /// interim 1xx but 101, read as a malformed response, that status. `key_sent` false when the helper
     /// sent no idempotency key (`idempotencyKeyHeader = null`): a
     /// reconcile's words then name none. None while the operation runs, and
     /// for a success. Reads only (no action is handed out).

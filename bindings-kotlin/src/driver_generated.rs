@@ -44,11 +44,12 @@ impl Driver {
     }
 
     /// Hands in the HTTP response attempt `attempt` received, read by the core: `status` exactly as the platform gave
-    /// it (any number; outside 100..=599 the core reads it as `Failure.MALFORMED_RESPONSE`), its `headers`, Retry-After
-    /// read as the policy says against the wall clock `nowUnixMs`. Held as a value under `token` when one is given.
-    /// `redirected`: the client followed at least one redirect inside the attempt to get it (its retryable failure is
-    /// then ambiguous: an earlier hop may have processed the request). `Receipt.ACCEPTED` or `Receipt.DISCARDED`.
-    /// `headers`: by name, in any case (those `guidanceHeaders()` names suffice).
+    /// it (any number; outside 100..=599, or an interim 1xx but 101, the core reads it as
+    /// `Failure.MALFORMED_RESPONSE`), its `headers`, Retry-After read as the policy says against the wall clock
+    /// `nowUnixMs`. Held as a value under `token` when one is given. `redirected`: the client followed at least one
+    /// redirect inside the attempt to get it (its retryable failure is then ambiguous: an earlier hop may have
+    /// processed the request). `Receipt.ACCEPTED` or `Receipt.DISCARDED`. `headers`: by name, in any case (those
+    /// `guidanceHeaders()` names suffice).
     #[uniffi::method(default(redirected = false))]
     #[allow(clippy::too_many_arguments)]
     pub fn handle_response(

@@ -140,7 +140,8 @@ pub enum Outcome {
     Success,
     /// An HTTP response arrived.
     HttpStatus {
-        /// The status, 100..=599. 1xx-3xx count as success.
+        /// The status, 100..=599. 101 and 2xx-3xx count as success; any other 1xx is interim, never an answer, and
+        /// counts as a malformed response (`malformed_response`: the request may have been processed).
         status: i32,
         /// A Retry-After delay already converted to milliseconds from now (see `parseRetryAfter`, or build the outcome
         /// with `outcomeFromHttpResponse` given the operation's policy, which reads the guidance headers as its HTTP

@@ -83,11 +83,12 @@ impl PyDriver {
     }
 
     /// Hands in the HTTP response attempt `attempt` received, read by the core: `status` exactly as the platform gave
-    /// it (any number; outside 100..=599 the core reads it as `Failure.MALFORMED_RESPONSE`), its `headers`, Retry-After
-    /// read as the policy says against the wall clock `now_unix`. Held as a value under `token` when one is given.
-    /// `redirected`: the client followed at least one redirect inside the attempt to get it (its retryable failure is
-    /// then ambiguous: an earlier hop may have processed the request). `"accepted"` or `"discarded"`. `headers`: a dict
-    /// (its names in any letter case), or a mapping whose `get` finds lower-case names. `token`: an int.
+    /// it (any number; outside 100..=599, or an interim 1xx but 101, the core reads it as
+    /// `Failure.MALFORMED_RESPONSE`), its `headers`, Retry-After read as the policy says against the wall clock
+    /// `now_unix`. Held as a value under `token` when one is given. `redirected`: the client followed at least one
+    /// redirect inside the attempt to get it (its retryable failure is then ambiguous: an earlier hop may have
+    /// processed the request). `"accepted"` or `"discarded"`. `headers`: a dict (its names in any letter case), or a
+    /// mapping whose `get` finds lower-case names. `token`: an int.
     #[pyo3(signature = (now = None, attempt = None, status = None, headers = None, now_unix = None, token = None, redirected = false, *, now_ms = None, now_unix_ms = None))]
     #[allow(clippy::too_many_arguments)]
     fn handle_response<'py>(

@@ -188,7 +188,7 @@ export type Failure =
   | 'read_timeout'
   /** The response started, then its body broke off mid-stream. */
   | 'body_broken'
-  /** The server's answer could not be read as a response (a status outside 100..=599, a malformed header block): the server's fault, and the request may have been processed. */
+  /** The server's answer could not be read as a response (a status outside 100..=599, an interim 1xx but 101 given as the answer, a malformed header block): the server's fault, and the request may have been processed. */
   | 'malformed_response'
   /** The attempt ran to its abort time (`abort_at_ms`) and was aborted. */
   | 'attempt_timed_out'

@@ -127,7 +127,7 @@ class Failure(_StrEnum):
     BODY_BROKEN = "body_broken"
     """The response started, then its body broke off mid-stream."""
     MALFORMED_RESPONSE = "malformed_response"
-    """The server's answer could not be read as a response (a status outside 100..=599, a malformed header block): the server's fault, and the request may have been processed."""
+    """The server's answer could not be read as a response (a status outside 100..=599, an interim 1xx but 101 given as the answer, a malformed header block): the server's fault, and the request may have been processed."""
     ATTEMPT_TIMED_OUT = "attempt_timed_out"
     """The attempt ran to its abort time (``abort_at_ms``) and was aborted."""
     CANCELLED = "cancelled"

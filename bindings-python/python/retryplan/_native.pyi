@@ -248,8 +248,8 @@ class Outcome:
         ``headers`` is a ``dict`` (its keys in any letter case; two keys that differ
         only in case are two lines of one header, joined by ``", "``) or a mapping
         whose ``get`` finds the lower-case names of ``GUIDANCE_HEADERS``
-        (``httpx.Headers``, ``requests``' headers); ``now_unix`` reads an HTTP-date. A status outside 100..=599
-        is ``malformed_response``, the server's fault (never an error). The first
+        (``httpx.Headers``, ``requests``' headers); ``now_unix`` reads an HTTP-date. A status outside 100..=599,
+        or an interim 1xx but 101, is ``malformed_response``, the server's fault (never an error). The first
         guidance header that asks for a wait wins: ``retry-after-ms``,
         ``x-ms-retry-after-ms``, ``x-amz-retry-after``, ``Retry-After`` (read as
         ``reading`` says), ``RateLimit`` (with ``RateLimit-Policy``),
@@ -1304,12 +1304,12 @@ class Driver:
         redirected: bool = False,
     ) -> ReceiptName:
         """Hands in the HTTP response attempt ``attempt`` received, read by the core: ``status`` exactly as the platform
-        gave it (any number; outside 100..=599 the core reads it as ``Failure.MALFORMED_RESPONSE``), its ``headers``,
-        Retry-After read as the policy says against the wall clock ``now_unix``. Held as a value under ``token`` when
-        one is given. ``redirected``: the client followed at least one redirect inside the attempt to get it (its
-        retryable failure is then ambiguous: an earlier hop may have processed the request). ``"accepted"`` or
-        ``"discarded"``. ``headers``: a dict (its names in any letter case), or a mapping whose ``get`` finds lower-case
-        names. ``token``: an int."""
+        gave it (any number; outside 100..=599, or an interim 1xx but 101, the core reads it as
+        ``Failure.MALFORMED_RESPONSE``), its ``headers``, Retry-After read as the policy says against the wall clock
+        ``now_unix``. Held as a value under ``token`` when one is given. ``redirected``: the client followed at least
+        one redirect inside the attempt to get it (its retryable failure is then ambiguous: an earlier hop may have
+        processed the request). ``"accepted"`` or ``"discarded"``. ``headers``: a dict (its names in any letter case),
+        or a mapping whose ``get`` finds lower-case names. ``token``: an int."""
     @overload
     def handle_response(
         self,

@@ -121,6 +121,7 @@ pub struct Ending {
     pub result: Option<EndingResult>,
     /// The status the last result's response came with when it was no HTTP
     /// status (outside 100..=599: the platform gave 999, 0, -1, 70000 ...),
+    /// or an interim 1xx but 101 that the client returned as the answer,
     /// which the driver read as a malformed response
     /// ([`Failure::MalformedResponse`](crate::Failure::MalformedResponse):
     /// `last_result` is then a lost connection, and the status is known only

@@ -5,7 +5,8 @@
 //!
 //! | outcome | meaning |
 //! |---|---|
-//! | [`Outcome::Success`], HTTP 1xx-3xx (but a 2xx listed in `retry_on`, or one whose `error_code` is in a `retry_on.error_codes` table), gRPC `ok` | success |
+//! | [`Outcome::Success`], HTTP 101 and 2xx-3xx (but a 2xx listed in `retry_on`, or one whose `error_code` is in a `retry_on.error_codes` table), gRPC `ok` | success |
+//! | an interim HTTP 1xx (100, 102, 103, ...) given as the answer | as the failure `malformed_response`: the request may have been processed |
 //! | a status or code in `conflict` | conflict: re-read, recompute, redo the unit |
 //! | an HTTP answer whose `error_code` is in a `retry_on.error_codes` table, whatever its status | retryable; `throttling` for `aws_throttling` codes |
 //! | a 429 in `retry_on`, in a policy that lists the `aws_throttling` table | retryable and `throttling`, whatever its error code |
@@ -95,7 +96,9 @@ pub enum Outcome {
     Success,
     /// An HTTP response arrived.
     HttpStatus {
-        /// The status, 100..=599. 1xx-3xx count as success.
+        /// The status, 100..=599. 101 and 2xx-3xx count as success; any other
+        /// 1xx is interim, never an answer, and counts as a malformed response
+        /// (`malformed_response`: the request may have been processed).
         status: u16,
         /// A Retry-After delay already converted to milliseconds from now
         /// (see [`parse_retry_after`](crate::headers::retry_after::parse_retry_after), or build the outcome
@@ -220,6 +223,10 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
         Outcome::HttpStatus { status, retry_after_ms, error_code } => {
             if !(100..=599).contains(&status) {
                 return Err(not_http_status(status));
+            }
+            if crate::outcomes::http::is_interim(status) {
+                // An interim 1xx given as the answer: a malformed response, as the response reader reads it.
+                return classify(policy, &crate::Failure::MalformedResponse.outcome());
             }
             let retried_status = sets.retry_http.contains(status);
             // An error code of a retried table names an error whatever the status (S3 answers some errors 200

@@ -64,8 +64,9 @@ pub enum Failure {
     /// The response started, then its body broke off mid-stream.
     BodyBroken,
     /// The server's answer could not be read as a response (a status outside
-    /// 100..=599, a malformed header block): the server's fault, and the
-    /// request may have been processed.
+    /// 100..=599, an interim 1xx but 101 given as the answer, a malformed
+    /// header block): the server's fault, and the request may have been
+    /// processed.
     MalformedResponse,
     /// The attempt ran to its abort time (`abort_at_ms`) and was aborted.
     AttemptTimedOut,

@@ -339,8 +339,8 @@ pub const DRIVER: Family = Family {
                 ..method(
                     "handle_response",
                     "Hands in the HTTP response attempt `attempt` received, read by the core: `status` exactly as \
-                     the platform gave it (any number; outside 100..=599 the core reads it as \
-                     `Failure::MalformedResponse`), its `headers`, Retry-After read as the policy says against the \
+                     the platform gave it (any number; outside 100..=599, or an interim 1xx but 101, the core \
+                     reads it as `Failure::MalformedResponse`), its `headers`, Retry-After read as the policy says against the \
                      wall clock `now_unix`. Held as a value under `token` when one is given. `redirected`: the \
                      client followed at least one redirect inside the attempt to get it (its retryable failure is \
                      then ambiguous: an earlier hop may have processed the request). `Receipt::Accepted` or \

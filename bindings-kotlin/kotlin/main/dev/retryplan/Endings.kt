@@ -12,7 +12,7 @@ import java.io.IOException
  * never after a value ([lastValue]: the hint speaks of an error). A helper's
  * ending takes the whole message from its driver ([Driver.endingMessage]),
  * which also names the status of the last response when it was no HTTP status
- * (outside 100..=599, read as a malformed response).
+ * (outside 100..=599) or an interim 1xx but 101, read as a malformed response.
  */
 sealed class OperationFailedException(
     /** The ending decision (`GaveUp`, `Reconcile` or `Restart`). */

@@ -32,7 +32,7 @@ internal fun guidance(header: (String) -> String?): Map<String, String> {
  * absent one), read by the core the one way every language reads them: which
  * header wins, Retry-After as delta-seconds or an HTTP-date (against the wall
  * clock [nowUnixMs], read as [reading] says, strict when null), an unreadable value as no
- * guidance, and a status outside 100..=599 as `malformed_response` (never an error).
+ * guidance, and a status outside 100..=599, or an interim 1xx but 101, as `malformed_response` (never an error).
  * Given a [policy], read as its HTTP helpers read a response: the guidance
  * headers its `server_guidance.headers` names (`Retry-After` alone for
  * `retry_after`), `Retry-After` read as its `server_guidance.retry_after_reading`
