@@ -612,7 +612,7 @@ export const REQUEST_ID_HEADER: string;
 export interface DriverOptions extends OperationOptions {
   /**
    * The HTTP method of the request the operation sends (case-sensitive, as on
-   * the wire). A method RFC 9110 does not call idempotent (POST, PATCH, ...)
+   * the wire). A method that is not idempotent (RFC 9110 §9.2.2; RFC 10008's QUERY is) (POST, PATCH, ...)
    * makes a `safe` or `idempotent` policy `unsafe`: never repeated after it
    * may have been processed, sent with an Idempotency-Key to reconcile by.
    */

@@ -87,7 +87,8 @@ pub enum Repeatability {
     /// Repeating the request has the effect of sending it once (an idempotent method, or the caller says so for this
     /// request).
     Idempotent,
-    /// Repeating it may repeat its effect (POST, PATCH, CONNECT, any method RFC 9110 does not call idempotent).
+    /// Repeating it may repeat its effect (POST, PATCH, CONNECT, any method that is not idempotent by RFC 9110 §9.2.2
+    /// or RFC 10008).
     NotIdempotent,
     /// The request carries its own idempotency key (the caller set the `Idempotency-Key` header): the server
     /// deduplicates by it, so it may be repeated as a `keyed` policy's requests are (`Policy.httpRequest`).
@@ -95,7 +96,7 @@ pub enum Repeatability {
     /// The policy's `retry_methods` does not list the method: the request is tried again only when it never left or the
     /// application judges the failure retryable (see `Policy.httpRequest`).
     NotRetried {
-        /// Whether RFC 9110 calls the method idempotent.
+        /// Whether the method is idempotent (RFC 9110 §9.2.2, and RFC 10008's QUERY).
         idempotent: bool,
     },
 }

@@ -15,11 +15,11 @@ impl PyDriver {
     /// Starts the operation of `policy` at `now`, run as the driver's options say; without a seed, seed and key are
     /// drawn from the OS. A policy that hedges is refused (`UnsupportedError`, field `hedging`) when the attempts run
     /// one at a time (`"sequential"`). `concurrency`: `"concurrent"` (default), `"sequential"` or
-    /// `"sequential_without_hedging"`. `method`: the HTTP request's method (a method RFC 9110 does not call idempotent
-    /// makes a safe or idempotent policy unsafe). `idempotent`: the caller's word for this request.
-    /// `request_idempotency_key`: the value of the request's own `Idempotency-Key` header, which makes it keyed by that
-    /// exact key (the core's `http_request` rule; an empty or malformed one is `InvalidArgumentError` naming
-    /// `Idempotency-Key`). `stats`: counted as decisions are made. `record_events`: keep each decision for
+    /// `"sequential_without_hedging"`. `method`: the HTTP request's method (a method that is not idempotent (RFC 9110
+    /// §9.2.2; RFC 10008's QUERY is) makes a safe or idempotent policy unsafe). `idempotent`: the caller's word for
+    /// this request. `request_idempotency_key`: the value of the request's own `Idempotency-Key` header, which makes it
+    /// keyed by that exact key (the core's `http_request` rule; an empty or malformed one is `InvalidArgumentError`
+    /// naming `Idempotency-Key`). `stats`: counted as decisions are made. `record_events`: keep each decision for
     /// `poll_event`. `returns_responses`: the host returns the last response (the HTTP helpers; `Ending.result` says
     /// which). `one_shot_body`: the request's body can be sent once (a retry it would need ends `body_not_replayable`).
     /// `incoming`: the context of the request this operation serves (`IncomingContext.read`): the operation ends by the

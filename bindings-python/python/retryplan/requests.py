@@ -17,7 +17,7 @@ it cuts requests' ``timeout`` (a number, a ``(connect, read)`` pair or
 None) to what is left of the attempt; and it reads the response the core's
 one way, Retry-After as the policy says. urllib3's own retries stay off
 (``max_retries`` is the policy's job: ``retryplan.compat.from_urllib3``
-maps a ``Retry``). A request whose method RFC 9110 does not call idempotent
+maps a ``Retry``). A request whose method is not idempotent (RFC 9110 §9.2.2; RFC 10008's QUERY is)
 (POST, PATCH, ...) is never repeated after it may have been processed
 unless the policy is ``keyed``, lists the method in ``retry_methods``, or
 the adapter is made with ``idempotent=True``.

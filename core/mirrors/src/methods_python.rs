@@ -142,7 +142,7 @@ pub(crate) const HOSTING: [(&str, &str, &str); 8] = [
     (
         "method",
         "Optional[str]",
-        "the HTTP request's method (a method RFC 9110 does not call idempotent makes a safe or idempotent policy \
+        "the HTTP request's method (a method that is not idempotent (RFC 9110 §9.2.2; RFC 10008's QUERY is) makes a safe or idempotent policy \
          unsafe)",
     ),
     ("idempotent", "Optional[bool]", "the caller's word for this request"),

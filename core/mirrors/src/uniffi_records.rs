@@ -631,7 +631,7 @@ mod tests {
              /// Another attempt may help.\n    Retryable {\n        /// The request may have been processed.\n        \
              ambiguous: bool,\n"
         ));
-        assert!(text.contains("    NotRetried {\n        /// Whether RFC 9110 calls the method idempotent.\n        idempotent: bool,\n    },\n"));
+        assert!(text.contains("    NotRetried {\n        /// Whether the method is idempotent (RFC 9110 §9.2.2, and RFC 10008's QUERY).\n        idempotent: bool,\n    },\n"));
         assert!(!text.contains("impl From<rp::outcomes::classify::Class>"), "{text}");
     }
 

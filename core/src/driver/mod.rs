@@ -502,7 +502,7 @@ impl Driver {
     /// earlier hop may have processed the request (a `POST` answered
     /// `303 See Other`, whose target then answered 503, was processed by the
     /// first hop), so the method rule applies as to any ambiguous failure: a
-    /// request RFC 9110 does not call idempotent is not repeated unless the
+    /// request whose method is not idempotent (RFC 9110 §9.2.2, RFC 10008) is not repeated unless the
     /// operation is keyed (it ends [`Decision::Reconcile`]), a keyed one is
     /// retried with its key, an idempotent one (GET) is retried as before.
     /// The rule is "any redirect followed", not "a 301, 302 or 303": a

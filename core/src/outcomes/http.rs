@@ -359,7 +359,7 @@ impl Policy {
     ///
     /// - The caller's word for this request (`caller_says_idempotent`) comes
     ///   first.
-    /// - Without `retry_methods`, RFC 9110 §9.2.2 decides.
+    /// - Without `retry_methods`, RFC 9110 §9.2.2 (and RFC 10008 for QUERY) decides.
     /// - With `retry_methods`, a listed method may be repeated (the policy says
     ///   so, as urllib3's `allowed_methods`), and an unlisted one is
     ///   [`Repeatability::NotRetried`].
@@ -482,7 +482,7 @@ pub enum Repeatability {
     /// method, or the caller says so for this request).
     Idempotent,
     /// Repeating it may repeat its effect (POST, PATCH, CONNECT, any method
-    /// RFC 9110 does not call idempotent).
+    /// that is not idempotent by RFC 9110 §9.2.2 or RFC 10008).
     NotIdempotent,
     /// The request carries its own idempotency key (the caller set the
     /// `Idempotency-Key` header): the server deduplicates by it, so it may be
@@ -492,13 +492,13 @@ pub enum Repeatability {
     /// tried again only when it never left or the application judges the
     /// failure retryable (see [`Policy::http_request`]).
     NotRetried {
-        /// Whether RFC 9110 calls the method idempotent.
+        /// Whether the method is idempotent (RFC 9110 §9.2.2, and RFC 10008's QUERY).
         idempotent: bool,
     },
 }
 
 impl Repeatability {
-    /// The repeatability of an HTTP request with `method` by RFC 9110 alone,
+    /// The repeatability of an HTTP request with `method` by its method alone (RFC 9110 §9.2.2, RFC 10008),
     /// unless the caller says otherwise for this request
     /// (`caller_says_idempotent`).
     ///
@@ -513,7 +513,7 @@ impl Repeatability {
         })
     }
 
-    /// The repeatability of an HTTP request with `method` by RFC 9110 alone
+    /// The repeatability of an HTTP request with `method` by its method alone (RFC 9110 §9.2.2, RFC 10008)
     /// (the policy's `retry_methods` and the request's own key unread).
     ///
     /// # Errors

@@ -557,7 +557,7 @@ pub struct PolicyConfig {
     /// [`retry_limits`](super::retry_limits)); no limits by default.
     #[serde(skip_serializing_if = "RetryLimitsConfig::is_empty")]
     pub retry_limits: RetryLimitsConfig,
-    /// The HTTP methods retried at all; RFC 9110 alone decides when absent.
+    /// The HTTP methods retried at all; RFC 9110 §9.2.2 and RFC 10008 alone decide when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_methods: Option<Vec<String>>,
     /// Whether repeating may repeat the effect.
