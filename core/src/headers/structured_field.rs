@@ -269,14 +269,32 @@ fn token(input: &mut Input<'_>) -> String {
     text
 }
 
+/// A Byte Sequence (RFC 9651 §4.2.7): base64 between colons, which must decode ("if base64 decoding fails,
+/// parsers MUST fail parsing"): `=` only as the padding at its end, and no length a decoder cannot read (one
+/// character past a group of four, or padding that does not complete the group). Padding left out and non-zero pad
+/// bits are accepted, as the RFC asks of parsers. The bytes are not kept: nothing here reads them.
 fn byte_sequence(input: &mut Input<'_>) -> Parsed<BareItem> {
     input.at += 1;
+    let (mut characters, mut padding) = (0_usize, 0_usize);
     loop {
         match input.next() {
-            Some(b':') => return Ok(BareItem::ByteSequence),
-            Some(byte) if byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'=') => {}
+            Some(b':') => break,
+            Some(b'=') => padding += 1,
+            Some(byte) if padding == 0 && (byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/')) => {
+                characters += 1;
+            }
             _ => return Err(Invalid),
         }
+    }
+    let decodes = match padding {
+        0 => characters % 4 != 1,
+        1 | 2 => characters % 4 != 1 && (characters + padding) % 4 == 0,
+        _ => false,
+    };
+    if decodes {
+        Ok(BareItem::ByteSequence)
+    } else {
+        Err(Invalid)
     }
 }
 
@@ -383,6 +401,14 @@ mod tests {
             "\"unterminated",
             "\"bad\\escape\"",
             ":not base64!:",
+            ":=aGVsbG8=:",
+            ":a=GVsbG8=:",
+            ":a:",
+            ":abcde:",
+            ":YQ=:",
+            ":YQ=YQ==:",
+            ":====:",
+            ":=:",
             "?2",
             "a;X=1",
             "a;=1",
@@ -399,8 +425,9 @@ mod tests {
 
 /// The httpwg's own test suite of RFC 9651 (github.com/httpwg/structured-field-tests), run against this parser
 /// when a checkout of it is named by `RETRYPLAN_SF_TESTS` (not vendored: `cargo test -p retryplan --lib
-/// httpwg_suite -- --ignored` with the variable set). Every `list` test (valid and `must_fail`), and every valid
-/// `item` test as a list of one member, must read as the suite expects (802 of them at its commit 1e280c3).
+/// httpwg_suite -- --ignored` with the variable set). Every `list` test (valid and `must_fail`), and every `item`
+/// test as a list of one member (a `must_fail` one unless a comma would make it two, or it is empty or ends in
+/// whitespace, which a list allows), must read as the suite expects (1,152 of them at its commit 1e280c3).
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 mod httpwg_suite {
@@ -456,6 +483,13 @@ mod httpwg_suite {
                 let expected = match (test["header_type"].as_str(), must_fail) {
                     (Some("list"), _) => test["expected"].as_array().cloned().unwrap_or_default(),
                     (Some("item"), false) => vec![test["expected"].clone()],
+                    // An item that must fail fails as a list of one member too, unless a comma makes it two, or it is
+                    // empty or ends in whitespace (a list may: an empty one, OWS after its last member).
+                    (Some("item"), true)
+                        if !joined.contains(',') && !joined.is_empty() && joined.trim_end() == joined =>
+                    {
+                        Vec::new()
+                    }
                     _ => continue,
                 };
                 ran += 1;
