@@ -252,6 +252,7 @@ test('Outcome.fromHttpResponse: the core reads the guidance headers through a lo
     'x-ms-retry-after-ms',
     'x-amz-retry-after',
     'retry-after',
+    'age',
     'ratelimit',
     'ratelimit-policy',
     'ratelimit-reset',

@@ -204,7 +204,7 @@ export const NAMES = Object.freeze({
 
 /** Every response header the core reads for server guidance, lower case, in the order it consults them. */
 export const GUIDANCE_HEADERS = Object.freeze([
-  'retry-after-ms', 'x-ms-retry-after-ms', 'x-amz-retry-after', 'retry-after', 'ratelimit',
+  'retry-after-ms', 'x-ms-retry-after-ms', 'x-amz-retry-after', 'retry-after', 'age', 'ratelimit',
   'ratelimit-policy', 'ratelimit-reset', 'ratelimit-remaining', 'x-ratelimit-reset',
   'x-ratelimit-remaining', 'x-amzn-errortype',
 ]);

@@ -2,7 +2,7 @@
 //! client to wait before its quota returns.
 //!
 //! * `RateLimit` and `RateLimit-Policy` (IETF httpapi draft
-//!   `draft-ietf-httpapi-ratelimit-headers`, revision 11): Structured Field
+//!   `draft-ietf-httpapi-ratelimit-headers`, revision 10): Structured Field
 //!   Lists of service limits `"name";r=<remaining>;t=<seconds>` and policies
 //!   `"name";q=<quota>;w=<window seconds>`. See [`parse_rate_limit`].
 //! * `RateLimit-Reset` (earlier revisions of that draft) and the widespread
@@ -38,10 +38,19 @@ fn non_negative(member: &Member, key: &str) -> Result<Option<u64>, ()> {
     }
 }
 
-/// The policy name of a member, which the draft requires to be a String.
+/// The name of a `RateLimit-Policy` member, which the draft requires to be a String (§3).
 fn policy_name(member: &Member) -> Result<&str, ()> {
     match &member.item {
         Some(BareItem::String(name)) => Ok(name),
+        _ => Err(()),
+    }
+}
+
+/// The policy a `RateLimit` member names: the draft says only that its item "identifies the quota policy" (§4.1),
+/// so a Token names it as a String does (`default` is the policy `"default"`); any other item names none.
+fn limit_name(member: &Member) -> Result<&str, ()> {
+    match &member.item {
+        Some(BareItem::String(name) | BareItem::Token(name)) => Ok(name),
         _ => Err(()),
     }
 }
@@ -94,7 +103,7 @@ fn policy_windows(rate_limit_policy: &str) -> Vec<(String, u64)> {
 /// # Errors
 ///
 /// [`HeaderError::Malformed`] when the field is not a Structured Field List
-/// of service limits (a String name, a non-negative Integer `r`, an optional
+/// of service limits (a String or Token name, a non-negative Integer `r`, an optional
 /// non-negative Integer `t`, an optional Byte Sequence `pk`): the draft says
 /// a malformed `RateLimit` MUST be ignored, which callers do. An empty
 /// field is [`HeaderError::Empty`].
@@ -109,7 +118,7 @@ pub fn parse_rate_limit(rate_limit: &str, rate_limit_policy: Option<&str>) -> Re
     let windows = rate_limit_policy.map(policy_windows).unwrap_or_default();
     let mut wait_seconds: Option<u64> = None;
     for member in &members {
-        let name = policy_name(member).map_err(|_| malformed())?;
+        let name = limit_name(member).map_err(|_| malformed())?;
         let remaining = non_negative(member, "r").map_err(|_| malformed())?.ok_or_else(malformed)?;
         let window = non_negative(member, "t").map_err(|_| malformed())?;
         if !matches!(member.parameter("pk"), None | Some(BareItem::ByteSequence)) {
@@ -208,8 +217,11 @@ mod tests {
 
     #[test]
     fn malformed_rate_limit() {
+        // A Token identifies the policy as a String does (the draft asks a String of RateLimit-Policy only).
+        assert_eq!(parse_rate_limit("default;r=0;t=5", None), Ok(Some(5_000)));
         for bad in [
-            "default;r=0;t=5",
+            "1;r=0;t=5",
+            "?1;r=0;t=5",
             r#""default";t=5"#,
             r#""default";r=-1"#,
             r#""default";r=0;t=-5"#,

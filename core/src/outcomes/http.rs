@@ -46,6 +46,10 @@
 //! 4. `RateLimit-Reset`, unless `RateLimit-Remaining` says quota is left;
 //! 5. `X-RateLimit-Reset`, unless `X-RateLimit-Remaining` says quota is left.
 //!
+//! On a response that comes from a cache (an `Age` above 0, RFC 9111 §5.1)
+//! the rate-limit fields (3 to 5) are not read: the draft says they SHOULD be
+//! ignored there ("Caching"), as they may not be current.
+//!
 //! Reset values are delta-seconds below 1 000 000 000 and Unix times from
 //! there on ([`parse_rate_limit_reset`](crate::headers::rate_limit::parse_rate_limit_reset)).
 //!
@@ -67,7 +71,9 @@ use crate::config::idempotency_key::IdempotencyKey;
 pub use crate::config::idempotency_key::IDEMPOTENCY_KEY_HEADER;
 use crate::ground::message::message;
 use crate::headers::rate_limit::{parse_rate_limit, quota_left, reset_header};
-use crate::headers::retry_after::{parse_retry_after_ms_header, parse_retry_after_with, RetryAfterReading};
+use crate::headers::retry_after::{
+    parse_digits_saturating, parse_retry_after_ms_header, parse_retry_after_with, trim_ows, RetryAfterReading,
+};
 use crate::outcomes::classify::Outcome;
 use crate::outcomes::failure::Failure;
 use crate::policy::{GuidanceHeaders, Idempotency, Policy};
@@ -81,11 +87,12 @@ pub const RETRY_AFTER_MS_HEADERS: [&str; 3] = ["retry-after-ms", "x-ms-retry-aft
 /// Every response header [`Outcome::from_http_response`] may read, lower case,
 /// in the order it consults them. A helper hands the engine a lookup over
 /// these names (or their values in this order); it never picks one itself.
-pub const GUIDANCE_HEADERS: [&str; 11] = [
+pub const GUIDANCE_HEADERS: [&str; 12] = [
     "retry-after-ms",
     "x-ms-retry-after-ms",
     AWS_RETRY_AFTER_HEADER,
     "retry-after",
+    "age",
     "ratelimit",
     "ratelimit-policy",
     "ratelimit-reset",
@@ -305,6 +312,12 @@ fn guidance_ms<'a>(
     let retry_after = header("retry-after").and_then(|value| parse_retry_after_with(value, now_unix_ms, reading).ok());
     if retry_after.is_some() || !every_header {
         return retry_after;
+    }
+    // draft-ietf-httpapi-ratelimit-headers-10, "Caching": rate-limit fields on a response that comes from a cache (a
+    // positive `Age`, RFC 9111 §5.1) SHOULD be ignored, as they may not be current; so are the older reset fields.
+    let from_cache = header("age").and_then(|age| parse_digits_saturating(trim_ows(age))).is_some_and(|age| age > 0);
+    if from_cache {
+        return None;
     }
     if let Some(rate_limit) = header("ratelimit") {
         let policy = header("ratelimit-policy");

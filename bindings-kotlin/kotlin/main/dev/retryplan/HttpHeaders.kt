@@ -20,6 +20,7 @@ val GUIDANCE_HEADERS: List<String> = listOf(
     "x-ms-retry-after-ms",
     "x-amz-retry-after",
     "retry-after",
+    "age",
     "ratelimit",
     "ratelimit-policy",
     "ratelimit-reset",
