@@ -253,7 +253,7 @@ class Outcome:
         guidance header that asks for a wait wins: ``retry-after-ms``,
         ``x-ms-retry-after-ms``, ``x-amz-retry-after``, ``Retry-After`` (read as
         ``reading`` says), ``RateLimit`` (with ``RateLimit-Policy``),
-        ``RateLimit-Reset``, ``X-RateLimit-Reset``.
+        ``RateLimit-Reset``, ``X-RateLimit-Reset`` (the rate-limit headers not on a cached response: an ``Age`` above 0).
 
         Given a ``policy``, the response is read as its HTTP helpers read it: only the guidance
         headers its ``server_guidance.headers`` names (``"retry_after"``, what ``compat.from_urllib3``
