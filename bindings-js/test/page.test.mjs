@@ -123,8 +123,13 @@ import { serve } from './serve.mjs';
  * 65166 B, so 59500 B and 65200 B; with the diff review's changes (the
  * refusal's cause on its every path): 59506 B and 65199 B, so 59600 B and
  * 65300 B.
+ * Session 29: the core's readings that follow the specs and peers' tests (an
+ * interim 1xx as a malformed response, a Byte Sequence's base64 checked, a
+ * RateLimit Token name, a cached response's rate-limit fields not read, an
+ * AWS table code at any status; size.mjs): 59759 B (+253) and 65515 B
+ * (+316), so 59800 B and 65600 B.
  */
-const GATE = { checkout: 59_600, shop: 65_300 };
+const GATE = { checkout: 59_800, shop: 65_600 };
 /** Issue 24's goals, in bytes. */
 const GOAL = { checkout: 30 * 1024, shop: 40 * 1024 };
 
