@@ -581,7 +581,8 @@ export const Outcome: {
    * guidance headers (`GUIDANCE_HEADERS`, in that order; which one wins is the
    * core's rule: the first that asks for a wait, of retry-after-ms,
    * x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit with RateLimit-Policy,
-   * RateLimit-Reset, X-RateLimit-Reset) through `headers`, HTTP-dates against
+   * RateLimit-Reset, X-RateLimit-Reset; the last three not on a cached
+   * response, an `Age` above 0) through `headers`, HTTP-dates against
    * `nowUnixMs` (`Date.now()`), Retry-After read as `reading` says (default
    * 'strict'; `retryFetch` reads as its policy says). The last argument is
    * the reading, or `{reading, policy}`: given a `policy`, the response is read

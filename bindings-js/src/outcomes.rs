@@ -32,7 +32,7 @@ pub fn outcome_from_http(
 
 /// An HTTP response as an outcome (stored as words, as `_outcomeFromHttp`; its
 /// error code returned, or the `RetryplanError`), read by the core as in every
-/// language (`Outcome::read_http_response`): a status outside 100..=599 is a
+/// language (`Outcome::read_http_response`): a status outside 100..=599 (or an interim 1xx but 101) is a
 /// malformed response (the server's fault); otherwise `values` holds the
 /// guidance headers (`GUIDANCE_HEADERS`, in that order: a string, or `null`
 /// when absent), HTTP-dates against `nowUnixMs`, Retry-After read as `reading`

@@ -115,7 +115,7 @@ pub struct ServerGuidanceConfig {
     /// How HTTP helpers read Retry-After: strict RFC 9110 (the default, left out) or lenient.
     #[serde(default)]
     pub retry_after_reading: RetryAfterReading,
-    /// Which response headers HTTP helpers read guidance from: all (the default, left out: retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit, RateLimit-Reset, X-RateLimit-Reset) or retry_after (Retry-After only, as urllib3).
+    /// Which response headers HTTP helpers read guidance from: all (the default, left out: retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit, RateLimit-Reset, X-RateLimit-Reset; the last three not on a cached response, an Age above 0) or retry_after (Retry-After only, as urllib3).
     #[serde(default)]
     pub headers: GuidanceHeaders,
     /// Per-status rules, each replacing the section's honor, cap_ms and above_cap for one HTTP status; written only when not empty.

@@ -206,7 +206,7 @@ pub enum HeaderFamily {
 /// Which response headers an HTTP helper reads server guidance from.
 #[uniffi::remote(Enum)]
 pub enum GuidanceHeaders {
-    /// Every guidance header, the first that asks for a wait winning (`GUIDANCE_HEADERS`, in the order of `core/src/outcomes/http.rs`): the millisecond headers, `Retry-After`, `RateLimit`, `RateLimit-Reset`, `X-RateLimit-Reset`.
+    /// Every guidance header, the first that asks for a wait winning (`GUIDANCE_HEADERS`, in the order of `core/src/outcomes/http.rs`): the millisecond headers, `Retry-After`, `RateLimit`, `RateLimit-Reset`, `X-RateLimit-Reset` (the last three not on a response from a cache: an `Age` above 0).
     All,
     /// `Retry-After` only (RFC 9110 section 10.2.3), as urllib3's `Retry` reads it: the other headers neither give a wait nor satisfy a `requires_guidance` rule.
     RetryAfter,

@@ -124,7 +124,8 @@ impl PyOutcome {
 
     /// A response's outcome from its status and headers (a dict, read whatever the letter case of its
     /// keys, or a mapping whose `get` finds the lower-case names of `GUIDANCE_HEADERS`), read the engine's one way; a status outside 100..=599, or an
-    /// interim 1xx but 101, is `malformed_response`, the server's fault. `Retry-After` is read as `reading` says
+    /// interim 1xx but 101, is `malformed_response`, the server's fault; the rate-limit headers are not read on a
+    /// cached response (an `Age` above 0). `Retry-After` is read as `reading` says
     /// (`"strict"`, the default, or `"lenient"`); given a `policy`, the response is read as its HTTP helpers read
     /// it (`Outcome::read_http_response`: the guidance headers its `server_guidance.headers` names, `Retry-After` as
     /// its `server_guidance.retry_after_reading` says), and a `reading` beside it is refused.

@@ -138,6 +138,7 @@ def test_total_false_and_zero_make_one_attempt():
         (lambda: Retry(status_forcelist=[304]), "status_forcelist"),
         (lambda: Retry(status_forcelist=[503.5]), "status_forcelist"),
         (lambda: with_retry_after_statuses({502}), "RETRY_AFTER_STATUS_CODES"),
+        (lambda: with_retry_after_statuses([413, 429, 502]), "RETRY_AFTER_STATUS_CODES"),
         (lambda: Retry(backoff_factor=float("nan")), "backoff_factor"),
         (lambda: Retry(backoff_factor=1e300, backoff_max=float("inf")), "backoff_factor"),
         (lambda: Retry(backoff_jitter=float("inf")), "backoff_jitter"),
@@ -153,6 +154,23 @@ def test_refusals_name_the_attribute(retry, attribute):
     assert caught.value.attribute == attribute
     assert caught.value.code == "retry_not_mappable"
     assert f"Retry.{attribute}" in str(caught.value)
+
+
+def test_an_instances_own_retry_after_codes_are_read_when_retry_new_carries_them():
+    """The set matters as urllib3 reads it: the class's set written again on the instance (a list, as a set) changes
+    nothing, and a subclass whose ``__init__`` sets it, which ``Retry.new()`` runs again, has it for every response."""
+    same = Retry(3)
+    same.RETRY_AFTER_STATUS_CODES = [503, 429, 413]
+    assert from_urllib3(same).to_dict()["retry_on"]["http_statuses"] == [413, 429, 503]
+
+    class SetsItItself(Retry):
+        def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            super().__init__(*args, **kwargs)
+            self.RETRY_AFTER_STATUS_CODES = frozenset({429})
+
+    assert from_urllib3(SetsItItself(3)).to_dict()["retry_on"]["http_statuses"] == [429]
+    steps = [(429, "1"), (503, "1"), 200]
+    assert policy_run(from_urllib3(SetsItItself(3)), GET, steps) == urllib3_run(SetsItItself(3), GET, steps)
 
 
 def test_subclass_overriding_decisions_is_refused():
@@ -702,8 +720,14 @@ def _suite_cases():
 
 
 def _retry_of(attributes):
-    """A Retry() with the vector's attributes set, as the conformance runner builds it."""
-    retry = Retry()
+    """A Retry() with the vector's attributes set, as the conformance runner builds it (``RETRY_AFTER_STATUS_CODES`` on
+    a subclass, where urllib3 reads it for every response)."""
+    attributes = dict(attributes)
+    if "RETRY_AFTER_STATUS_CODES" in attributes:
+        codes = attributes.pop("RETRY_AFTER_STATUS_CODES")
+        retry = type("Retry", (Retry,), {"RETRY_AFTER_STATUS_CODES": codes})()
+    else:
+        retry = Retry()
     for name, value in attributes.items():
         setattr(retry, name, value)
     return retry

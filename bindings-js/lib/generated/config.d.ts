@@ -93,7 +93,7 @@ export interface ResolvedPolicyConfig {
     maxAboveBackoffMs?: number;
     /** How HTTP helpers read Retry-After: strict RFC 9110 (the default, left out) or lenient. */
     retryAfterReading?: 'lenient';
-    /** Which response headers HTTP helpers read guidance from: all (the default, left out: retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit, RateLimit-Reset, X-RateLimit-Reset) or retry_after (Retry-After only, as urllib3). */
+    /** Which response headers HTTP helpers read guidance from: all (the default, left out: retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit, RateLimit-Reset, X-RateLimit-Reset; the last three not on a cached response, an Age above 0) or retry_after (Retry-After only, as urllib3). */
     headers?: 'retry_after';
     /** Per-status rules, each replacing the section's honor, cap_ms and above_cap for one HTTP status; written only when not empty. */
     statuses?: {
@@ -208,7 +208,7 @@ export interface PolicyConfig {
     maxAboveBackoffMs?: number;
     /** How HTTP helpers read Retry-After: strict RFC 9110 (the default, left out) or lenient. */
     retryAfterReading?: RetryAfterReading;
-    /** Which response headers HTTP helpers read guidance from: all (the default, left out: retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit, RateLimit-Reset, X-RateLimit-Reset) or retry_after (Retry-After only, as urllib3). */
+    /** Which response headers HTTP helpers read guidance from: all (the default, left out: retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit, RateLimit-Reset, X-RateLimit-Reset; the last three not on a cached response, an Age above 0) or retry_after (Retry-After only, as urllib3). */
     headers?: GuidanceHeaders;
     /** Per-status rules, each replacing the section's honor, cap_ms and above_cap for one HTTP status; written only when not empty. */
     statuses?: {

@@ -104,7 +104,7 @@ class PolicyFieldsServerGuidance(TypedDict, total=False):
     max_above_backoff_ms: int
     # How HTTP helpers read Retry-After: strict RFC 9110 (the default, left out) or lenient.
     retry_after_reading: RetryAfterReadingName
-    # Which response headers HTTP helpers read guidance from: all (the default, left out: retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit, RateLimit-Reset, X-RateLimit-Reset) or retry_after (Retry-After only, as urllib3).
+    # Which response headers HTTP helpers read guidance from: all (the default, left out: retry-after-ms, x-ms-retry-after-ms, x-amz-retry-after, Retry-After, RateLimit, RateLimit-Reset, X-RateLimit-Reset; the last three not on a cached response, an Age above 0) or retry_after (Retry-After only, as urllib3).
     headers: GuidanceHeadersName
     # Per-status rules, each replacing the section's honor, cap_ms and above_cap for one HTTP status; written only when not empty.
     statuses: Sequence[PolicyFieldsServerGuidanceStatuses]

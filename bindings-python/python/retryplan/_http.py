@@ -14,7 +14,7 @@ this module does the rest once:
   so) and its window (what is left of the attempt, for the client's timeouts);
 * each response handed to the core as the library gives it (its status, any
   int, and its headers): the core reads the guidance headers, Retry-After as
-  the operation's policy says, and a status outside 100..=599 as the server's
+  the operation's policy says, and a status outside 100..=599 (or an interim 1xx but 101) as the server's
   fault;
 * a body that can be sent only once (a generator, a stream) marks the
   operation ``one_shot_body``: sent once, never again; the core gives up

@@ -80,8 +80,13 @@ _DECIDING_METHODS = (
 )
 
 
-#: No value: an attribute a ``Retry`` instance does not hold itself.
-_NOT_SET = object()
+def _same_codes(retry: object, after: object) -> bool:
+    """Whether ``retry`` and ``after`` (the ``Retry`` urllib3 makes for the next response) read the same
+    ``RETRY_AFTER_STATUS_CODES``, compared as sets, as urllib3 reads them (``status in ...``)."""
+    mine, theirs = (getattr(each, "RETRY_AFTER_STATUS_CODES", None) for each in (retry, after))
+    if isinstance(mine, Collection) and isinstance(theirs, Collection):
+        return set(mine) == set(theirs)
+    return mine is theirs
 
 
 class RetryNotMappable(RetryplanError):
@@ -203,12 +208,11 @@ def from_urllib3(
         theirs = getattr(base, name, None)
         if theirs is not None and mine is not theirs:
             raise RetryNotMappable(name, "a Retry subclass overrides how retries are decided")
-    own = vars(retry).get("RETRY_AFTER_STATUS_CODES", _NOT_SET)
-    if own is not _NOT_SET and own != getattr(type(retry), "RETRY_AFTER_STATUS_CODES", _NOT_SET):
+    if "RETRY_AFTER_STATUS_CODES" in vars(retry) and not _same_codes(retry, retry.new()):
         raise RetryNotMappable(
             "RETRY_AFTER_STATUS_CODES",
-            "an instance's own set applies to its first response only (Retry.new() makes the next Retry of the class, "
-            "with the class's set): set it on a Retry subclass",
+            "the Retry's own set applies to its first response only (Retry.new(), which makes the Retry of the next "
+            "response, does not carry it): set it on a Retry subclass",
         )
     attributes = {name: _attribute(getattr(retry, name)) for name in _native.URLLIB3_ATTRIBUTES if hasattr(retry, name)}
     if "respect_retry_after_header" in attributes:

@@ -46,9 +46,11 @@
 //! 4. `RateLimit-Reset`, unless `RateLimit-Remaining` says quota is left;
 //! 5. `X-RateLimit-Reset`, unless `X-RateLimit-Remaining` says quota is left.
 //!
-//! On a response that comes from a cache (an `Age` above 0, RFC 9111 §5.1)
-//! the rate-limit fields (3 to 5) are not read: the draft says they SHOULD be
-//! ignored there ("Caching"), as they may not be current.
+//! On a response that comes from a cache the rate-limit fields (3 to 5) are
+//! not read: the draft says they SHOULD be ignored there ("Caching": a
+//! positive current_age, RFC 9111 §4.2.3, which the engine reads as an `Age`
+//! above 0, having no request and response times to compute the rest), as
+//! they may not be current.
 //!
 //! Reset values are delta-seconds below 1 000 000 000 and Unix times from
 //! there on ([`parse_rate_limit_reset`](crate::headers::rate_limit::parse_rate_limit_reset)).
@@ -138,7 +140,7 @@ impl Outcome {
     /// An HTTP outcome from a response's status and a lookup of its headers,
     /// the one reading every helper in every language uses:
     ///
-    /// - a status outside 100..=599 is [`Failure::MalformedResponse`] (the
+    /// - a status outside 100..=599, or an interim 1xx but 101, is [`Failure::MalformedResponse`] (the
     ///   request may have been processed): the status is whatever integer the
     ///   platform gave (negative, 0, 70000 ...), read here so that every
     ///   language treats it the same;
@@ -262,7 +264,7 @@ impl Outcome {
     }
 }
 
-/// The outcome of a response with `status` (malformed outside 100..=599),
+/// The outcome of a response with `status` (malformed outside 100..=599, and an interim 1xx but 101),
 /// its guidance read from the headers `headers` names: the one reading of
 /// [`Outcome::from_http_response_with`] (every header) and
 /// [`Policy::http_outcome`] (the policy's `server_guidance.headers`).
@@ -314,7 +316,8 @@ fn guidance_ms<'a>(
         return retry_after;
     }
     // draft-ietf-httpapi-ratelimit-headers-10, "Caching": rate-limit fields on a response that comes from a cache (a
-    // positive `Age`, RFC 9111 §5.1) SHOULD be ignored, as they may not be current; so are the older reset fields.
+    // positive current_age, RFC 9111 §4.2.3, read here as an `Age` above 0) SHOULD be ignored, as they may not be
+    // current; so are the older reset fields.
     let from_cache = header("age").and_then(|age| parse_digits_saturating(trim_ows(age))).is_some_and(|age| age > 0);
     if from_cache {
         return None;

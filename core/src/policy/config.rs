@@ -291,7 +291,8 @@ pub enum GuidanceHeaders {
     /// Every guidance header, the first that asks for a wait winning
     /// ([`GUIDANCE_HEADERS`](crate::outcomes::http::GUIDANCE_HEADERS), in the
     /// order of [`crate::outcomes::http`]): the millisecond headers,
-    /// `Retry-After`, `RateLimit`, `RateLimit-Reset`, `X-RateLimit-Reset`.
+    /// `Retry-After`, `RateLimit`, `RateLimit-Reset`, `X-RateLimit-Reset` (the
+    /// last three not on a response from a cache: an `Age` above 0).
     #[default]
     All,
     /// `Retry-After` only (RFC 9110 section 10.2.3), as urllib3's `Retry`

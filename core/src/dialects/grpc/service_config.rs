@@ -13,10 +13,10 @@
 //!   of the last two (a proto `oneof`). What they become is in [`super::a6`].
 //! - `retryThrottling`: `maxTokens` a JSON integer in (0, 1000]; `tokenRatio`
 //!   a number > 0, decimals beyond the third ignored (warned).
-//! - Field names as in the proto3 JSON mapping: lowerCamelCase or the proto
-//!   field name (`maxAttempts`, `max_attempts`), matched without regard to
-//!   case as grpc-go's reader does (its own tests write `"MaxAttempts"`). A
-//!   name given twice is an error. `null` is the field's default, the same
+//! - Field names as in the proto3 JSON mapping: the lowerCamelCase name in
+//!   any ASCII case, as grpc-go's reader matches it (its own tests write
+//!   `"MaxAttempts"`), or the proto field name as written (`max_attempts`);
+//!   any other spelling is an unknown key. A name given twice is an error. `null` is the field's default, the same
 //!   as absent (proto3 JSON). Fields the engine has no use for but gRPC
 //!   clients read (`loadBalancingPolicy`, `loadBalancingConfig`,
 //!   `healthCheckConfig`, `waitForReady`, message sizes) are checked for

@@ -279,7 +279,7 @@ pub fn decode_caller_outcome(kind: i64, code: i64, delay: i64) -> Result<Outcome
 /// the one decoding of an outcome on the wire, for a host that hands an
 /// outcome to anything else (an [`Operation`](crate::Operation)) in the
 /// same words. An `http_status` code is read as a platform's status: any
-/// whole number, outside 100..=599 a malformed response.
+/// whole number, outside 100..=599 (or an interim 1xx but 101) a malformed response.
 ///
 /// ```
 /// use retryplan::wire::{decode_outcome, OutcomeKind, NONE};

@@ -30,7 +30,8 @@ internal fun guidance(header: (String) -> String?): Map<String, String> {
  * An HTTP outcome from a response's [status] and a lookup of its headers by
  * the lower-case names in [GUIDANCE_HEADERS] ([header] returns null for an
  * absent one), read by the core the one way every language reads them: which
- * header wins, Retry-After as delta-seconds or an HTTP-date (against the wall
+ * header wins (the rate-limit headers not on a cached response: an `Age` above 0), Retry-After as delta-seconds
+ * or an HTTP-date (against the wall
  * clock [nowUnixMs], read as [reading] says, strict when null), an unreadable value as no
  * guidance, and a status outside 100..=599, or an interim 1xx but 101, as `malformed_response` (never an error).
  * Given a [policy], read as its HTTP helpers read a response: the guidance

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test
 /**
  * How a response's status and header map are read (`outcomeFromHttpResponse`, `Driver.readResponse`,
  * `Driver.handleResponse`): the lines of one header, its names in any case, joined by ", " in one order that does not
- * depend on the map's, as Python and JS read them; any status, none refused, one outside 100..=599 a malformed response.
+ * depend on the map's, as Python and JS read them; any status, none refused, one outside 100..=599 (or an interim 1xx but 101) a malformed response.
  */
 class ResponseReadingTest {
     private val policyJson = """{"max_attempts": 3, "total_timeout_ms": 120000, "jitter": {"kind": "none"}}"""
