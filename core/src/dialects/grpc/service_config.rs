@@ -16,8 +16,9 @@
 //! - Field names as in the proto3 JSON mapping: the lowerCamelCase name in
 //!   any ASCII case, as grpc-go's reader matches it (its own tests write
 //!   `"MaxAttempts"`), or the proto field name as written (`max_attempts`);
-//!   any other spelling is an unknown key. A name given twice is an error. `null` is the field's default, the same
-//!   as absent (proto3 JSON). Fields the engine has no use for but gRPC
+//!   any other spelling is an unknown key. A name given twice is an error.
+//!   `null` is the field's default, the same as absent (proto3 JSON). Fields
+//!   the engine has no use for but gRPC
 //!   clients read (`loadBalancingPolicy`, `loadBalancingConfig`,
 //!   `healthCheckConfig`, `waitForReady`, message sizes) are checked for
 //!   their JSON type only, as grpc-go and grpc-java refuse a wrong one;
