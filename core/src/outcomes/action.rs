@@ -182,7 +182,7 @@ impl Ending {
         )?;
         Some(match self.malformed_status {
             Some(status) => {
-                let interim = u16::try_from(status).is_ok_and(crate::outcomes::http::is_interim);
+                let interim = u16::try_from(status).is_ok_and(crate::outcomes::classify::is_interim);
                 let hint = if interim { message!(InterimStatus, status) } else { message!(MalformedStatus, status) };
                 Message::new(Rule::EndingWithHint, alloc::vec![Arg::from(words), Arg::from(hint)])
             }

@@ -88,6 +88,12 @@ impl Verdict {
     }
 }
 
+/// True for an interim HTTP status (RFC 9110 §15.2: 1xx, but 101 Switching Protocols, which is final for the
+/// exchange): never an answer a response can be read as.
+pub(crate) fn is_interim(status: u16) -> bool {
+    (100..=199).contains(&status) && status != 101
+}
+
 /// What the caller saw when an attempt ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
@@ -224,9 +230,12 @@ pub fn classify(policy: &Policy, outcome: &Outcome) -> Result<Class, Error> {
             if !(100..=599).contains(&status) {
                 return Err(not_http_status(status));
             }
-            if crate::outcomes::http::is_interim(status) {
-                // An interim 1xx given as the answer: a malformed response, as the response reader reads it.
-                return classify(policy, &crate::Failure::MalformedResponse.outcome());
+            if is_interim(status) {
+                // An interim 1xx given as the answer: a malformed response, as the response reader reads it; its
+                // outcome is a lost connection (`Failure::MalformedResponse`'s, which a test of failure.rs holds
+                // to this).
+                let lost = Outcome::Transport { failure: TransportFailure::ConnectionLost, retry_after_ms: None };
+                return classify(policy, &lost);
             }
             let retried_status = sets.retry_http.contains(status);
             // An error code of a retried table names an error whatever the status (S3 answers some errors 200

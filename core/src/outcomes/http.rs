@@ -76,7 +76,7 @@ use crate::headers::rate_limit::{parse_rate_limit, quota_left, reset_header};
 use crate::headers::retry_after::{
     parse_digits_saturating, parse_retry_after_ms_header, parse_retry_after_with, trim_ows, RetryAfterReading,
 };
-use crate::outcomes::classify::Outcome;
+use crate::outcomes::classify::{is_interim, Outcome};
 use crate::outcomes::failure::Failure;
 use crate::policy::{GuidanceHeaders, Idempotency, Policy};
 
@@ -286,12 +286,6 @@ fn http_status_outcome<'a>(
     let retry_after_ms = guidance_ms(header, now_unix_ms, reading, headers);
     let error_code = header(AWS_ERROR_TYPE_HEADER).and_then(|value| error_code_from_response(Some(value), None));
     Outcome::HttpStatus { status, retry_after_ms, error_code }
-}
-
-/// True for an interim status (RFC 9110 §15.2: 1xx, but 101 Switching Protocols, which is final for the
-/// exchange): never an answer a response can be read as.
-pub(crate) fn is_interim(status: u16) -> bool {
-    (100..=199).contains(&status) && status != 101
 }
 
 /// The wait the first guidance header that asks for one gives (see the
@@ -713,6 +707,29 @@ impl Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An interim status is one decision wherever it is met: read from a response, it is the failure
+    /// `malformed_response`; handed in as an outcome, `classify` (which cannot depend on the failure table) reads it
+    /// as the same lost connection.
+    #[test]
+    fn an_interim_status_is_a_malformed_response_read_or_classified() {
+        // Policies that tell the transport classes apart: the same class as a malformed response in each.
+        let mut only_lost = crate::policy::PolicyConfig::default();
+        only_lost.retry_on.transport = alloc::vec![crate::ground::codes::TransportFailure::ConnectionLost];
+        let mut only_timed_out = only_lost.clone();
+        only_timed_out.retry_on.transport = alloc::vec![crate::ground::codes::TransportFailure::TimedOut];
+        let malformed = Failure::MalformedResponse.outcome();
+        for config in [crate::policy::PolicyConfig::default(), only_lost, only_timed_out] {
+            let policy = Policy::new(&config).unwrap();
+            for status in [100_u16, 102, 103, 199] {
+                assert_eq!(Outcome::from_http_response(status, |_| None, 0), malformed, "{status}");
+                let handed_in = Outcome::HttpStatus { status, retry_after_ms: None, error_code: None };
+                assert_eq!(crate::classify(&policy, &handed_in), crate::classify(&policy, &malformed), "{status}");
+            }
+        }
+        let upgraded = Outcome::from_http_response(101_u16, |_| None, 0);
+        assert_eq!(upgraded, Outcome::HttpStatus { status: 101, retry_after_ms: None, error_code: None });
+    }
 
     /// A request's name drops the user info (up to the authority's last `@`) and the fragment, and keeps the rest
     /// as given; a URL without an authority is kept, minus its fragment.
