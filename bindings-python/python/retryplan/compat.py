@@ -32,7 +32,7 @@ deciding retries.
 """
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Optional, Union, cast
 
 from . import _native
 from ._error_classes import ConfigViolationsError, InvalidConfigError
@@ -208,7 +208,8 @@ def from_urllib3(
         theirs = getattr(base, name, None)
         if theirs is not None and mine is not theirs:
             raise RetryNotMappable(name, "a Retry subclass overrides how retries are decided")
-    if "RETRY_AFTER_STATUS_CODES" in vars(retry) and not _same_codes(retry, retry.new()):
+    # `retry` is a urllib3 Retry here (what from_int made of anything else); new() is the Retry of the next response.
+    if "RETRY_AFTER_STATUS_CODES" in vars(retry) and not _same_codes(retry, cast("Retry", retry).new()):
         raise RetryNotMappable(
             "RETRY_AFTER_STATUS_CODES",
             "the Retry's own set applies to its first response only (Retry.new(), which makes the Retry of the next "
