@@ -17,8 +17,8 @@
 //! - **backoff**: `t_i = random(0, 1) * min(2^i s, 20 s)`: base 1 s, factor 2,
 //!   the cap applied *before* the draw (jitter `full`, [`standard_profile`]),
 //!   as botocore has drawn since 1.34.107 (its test
-//!   `test_uniform_rand_dist_on_max_attempts`: uniform over `[0, 20 s)` at the
-//!   tenth attempt), smithy-rs, aws-sdk-go-v2 and aws-sdk-java-v2. The
+//!   `test_uniform_rand_dist_on_max_attempts`: uniform over `[0, 20 s)` after
+//!   the tenth attempt), smithy-rs, aws-sdk-go-v2 and aws-sdk-java-v2. The
 //!   reference guide writes `min(random(0, 1) * 2^i, 20 s)`, the draw first,
 //!   as aws-sdk-js-v3 does (jitter `full_then_cap`; the compatibility page).
 //! - **quota** ([`standard_dependency`]): 500 units at the start; a retry
@@ -243,11 +243,11 @@ mod tests {
     use crate::ground::rng::{Draws, SplitMix64};
     use crate::Policy;
 
-    /// botocore's `test_uniform_rand_dist_on_max_attempts`: 10,000 waits before the tenth attempt, counted by
+    /// botocore's `test_uniform_rand_dist_on_max_attempts`: 10,000 waits after the tenth attempt, counted by
     /// whole seconds, spread evenly over `[0, 20 s)` within 20%. The guide's order (draw, then cap) would put
     /// about 96% of them (1 - 20/512) at exactly 20 s.
     #[test]
-    fn the_classic_profile_waits_uniformly_under_the_cap_at_the_tenth_attempt() {
+    fn the_classic_profile_waits_uniformly_under_the_cap_after_the_tenth_attempt() {
         let policy = Policy::new(&standard_profile()).unwrap();
         let mut draws = Draws::Seeded(SplitMix64::new(2024));
         let mut seconds = [0_u32; 21];
